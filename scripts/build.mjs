@@ -1,0 +1,27 @@
+// `npm run build`: CSS → CDN bundles and host site (rollup) → npm package (tsup) → server (tsup).
+// Writes dist/.stamp last, which `npm start` compares with the sources to decide on a rebuild.
+import { execSync } from 'node:child_process'
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const run = (cmd, env = {}) => execSync(cmd, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
+const step = (name, fn) => {
+  const t = Date.now()
+  fn()
+  console.log(`build: ${name} ${((Date.now() - t) / 1000).toFixed(1)} s`)
+}
+
+rmSync(join(root, 'dist/cdn'), { recursive: true, force: true })
+rmSync(join(root, 'dist/site'), { recursive: true, force: true })
+step('css', () => run('node scripts/build-css.mjs'))
+step('cdn + site', () => {
+  run('npx rollup -c --silent', { NODE_ENV: 'production' })
+  mkdirSync(join(root, 'dist/site'), { recursive: true })
+  cpSync(join(root, 'src/host/public'), join(root, 'dist/site'), { recursive: true })
+})
+step('manifest', () => run('node scripts/manifest.mjs'))
+step('npm', () => run('npx tsup --silent'))
+step('server', () => run('npm run -s -w server build'))
+writeFileSync(join(root, 'dist/.stamp'), new Date().toISOString())

@@ -1,0 +1,11 @@
+// The one list of Lingxi's custom elements: the CDN build's entries, the loader's tag table and
+// the custom-elements manifest all derive from it.
+export const elements = [
+  { tag: 'lingxi-app', file: 'app', entry: 'src/host/app.element.ts' },
+  { tag: 'lingxi-login', file: 'login', entry: 'src/widgets/login/login.element.ts' },
+  { tag: 'lingxi-profile', file: 'profile', entry: 'src/widgets/profile/profile.element.ts' },
+  { tag: 'lingxi-toaster', file: 'toaster', entry: 'src/widgets/toaster/toaster.element.ts' },
+]
+
+/** Every ES module entry of the CDN build: the elements plus the loader's command runner. */
+export const entries = [...elements, { tag: 'lingxi-commands', file: 'commands', entry: 'src/loader/commands.ts' }]

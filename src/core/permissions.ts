@@ -1,0 +1,184 @@
+import { computed } from 'nanostores'
+import { api } from './api'
+import { $config } from './config'
+import { shared } from './shared'
+import { readJson, writeJson } from './storage'
+import { $permissionTree, $systemConfig, $token, $user } from './stores'
+import type { MenuItem, PermissionNode, SystemConfig } from './types'
+import {
+  CODE_ORDER_PLATFORM,
+  CODE_ORDER_PLATFORM_QUALITY,
+  CODE_PAINTING,
+  CODE_SD,
+  PREMISSION_MENUS_KEY,
+} from './wire'
+
+/** Always reachable, whatever the permissions. */
+export const USER_CENTER_PATH = '/usercenter'
+const FALLBACK_PATH = '/usercenter?id=general'
+/** Routes that highlight the painting entry. */
+const PAINTING_ROUTES = ['/sd', '/mjHelper']
+
+function item(code: string, config: SystemConfig): MenuItem | null {
+  const meta = config.permissionCodes[code]
+  if (!meta) return null
+  const entry: MenuItem = { permissionName: meta.permissionName, permissionCode: code, path: meta.path, icon: meta.icon }
+  if (code === CODE_SD) entry.hidden = true
+  return entry
+}
+
+/**
+ * The menu from the server's permission tree: checked nodes whose code the config knows, in tree
+ * order. An unchecked or unknown node hides its whole subtree. AI_TOOLS_SD is kept but hidden.
+ */
+export function buildMenu(tree: PermissionNode[], config: SystemConfig): MenuItem[] {
+  const menu: MenuItem[] = []
+  for (const node of tree) {
+    const entry = node.checked === 1 ? item(node.permissionCode, config) : null
+    if (!entry) continue
+    const children = buildMenu(node.childList ?? [], config)
+    if (children.length) entry.children = children
+    menu.push(entry)
+  }
+  return menu
+}
+
+/** The menu without a token: every configured tool except SD and the two order platforms. */
+export function defaultMenu(config: SystemConfig): MenuItem[] {
+  const skip = [CODE_SD, CODE_ORDER_PLATFORM, CODE_ORDER_PLATFORM_QUALITY]
+  return Object.keys(config.permissionCodes)
+    .filter((code) => !skip.includes(code))
+    .map((code) => item(code, config)!)
+}
+
+/** The path of the first visible leaf (an entry without visible children): the landing page. */
+export function firstLeafPath(menu: MenuItem[]): string | null {
+  for (const entry of menu) {
+    if (entry.hidden) continue
+    const visible = entry.children?.filter((c) => !c.hidden) ?? []
+    const path = visible.length ? firstLeafPath(visible) : entry.path
+    if (path) return path
+  }
+  return null
+}
+
+function flatten(menu: MenuItem[]): MenuItem[] {
+  return menu.flatMap((entry) => [entry, ...flatten(entry.children ?? [])])
+}
+
+/** Codes of checked nodes under checked parents (what is stored under `premission menus`). */
+export function grantedCodes(tree: PermissionNode[]): string[] {
+  return tree.flatMap((n) => (n.checked === 1 ? [n.permissionCode, ...grantedCodes(n.childList ?? [])] : []))
+}
+
+/** Every path the menu opens (hidden entries too), the config's extra routes for those codes, and /usercenter. */
+export function allowedPaths(menu: MenuItem[], config: SystemConfig | null): string[] {
+  const entries = flatten(menu)
+  const codes = new Set(entries.map((e) => e.permissionCode))
+  const paths = entries.map((e) => e.path)
+  for (const [path, code] of Object.entries(config?.pathMap?.production ?? {})) if (codes.has(code)) paths.push(path)
+  paths.push(USER_CENTER_PATH)
+  return [...new Set(paths)]
+}
+
+function normalize(pathname: string): string {
+  const path = pathname.split(/[?#]/)[0] ?? ''
+  return path.length > 1 ? path.replace(/\/+$/, '') : path
+}
+
+function under(pathname: string, base: string): boolean {
+  return pathname === base || pathname.startsWith(base.endsWith('/') ? base : `${base}/`)
+}
+
+/** Exact match or a sub-path on a segment boundary: /orders allows /orders/ordersDetail/1/2, not /ordersX. */
+export function isPathAllowed(pathname: string, allowed: string[]): boolean {
+  const path = normalize(pathname)
+  return allowed.some((base) => under(path, normalize(base)))
+}
+
+/** Where a logged-in user on `pathname` must go instead: null when allowed, else the landing page. */
+export function guardRedirect(pathname: string, menu: MenuItem[], config: SystemConfig | null): string | null {
+  if (isPathAllowed(pathname, allowedPaths(menu, config))) return null
+  return firstLeafPath(menu) ?? FALLBACK_PATH
+}
+
+/**
+ * The top-level menu code to highlight on `pathname` (/sd and /mjHelper highlight painting;
+ * detail routes highlight their platform), or null.
+ */
+export function activeMenuCode(pathname: string, menu: MenuItem[], config: SystemConfig | null): string | null {
+  const path = normalize(pathname)
+  if (PAINTING_ROUTES.some((r) => under(path, r))) return CODE_PAINTING
+  const routes: [base: string, code: string][] = Object.entries(config?.pathMap?.production ?? {})
+  let active: string | null = null
+  let longest = -1
+  for (const top of menu) {
+    const entries = flatten([top])
+    const bases = entries.map((e) => e.path)
+    for (const [base, code] of routes) if (entries.some((e) => e.permissionCode === code)) bases.push(base)
+    for (const base of bases.map(normalize)) {
+      if (under(path, base) && base.length > longest) {
+        active = top.permissionCode
+        longest = base.length
+      }
+    }
+  }
+  return active
+}
+
+/** The menu for the current session: from the tree with a token, the default without. */
+export const $menu = shared('$menu', () =>
+  computed([$token, $permissionTree, $systemConfig], (token, tree, config): MenuItem[] => {
+    if (!config) return []
+    if (!token) return defaultMenu(config)
+    return tree ? buildMenu(tree, config) : []
+  }),
+)
+
+export const $allowedPaths = shared('$allowedPaths', () =>
+  computed([$menu, $systemConfig], (menu, config) => allowedPaths(menu, config)),
+)
+
+/** Whether the user holds `code`: the codes of user info or the stored permission codes. */
+export function hasPermission(code: string): boolean {
+  const stored = readJson<unknown>(PREMISSION_MENUS_KEY)
+  return (
+    ($user.get()?.permissionCodes ?? []).includes(code) || (Array.isArray(stored) && stored.includes(code))
+  )
+}
+
+/** The stable-diffusion page is reachable. */
+export function hasSd(): boolean {
+  return hasPermission(CODE_SD)
+}
+
+/**
+ * Fetches the AI_TOOLS tree (only with a token: without one the menu is the default) and stores
+ * the granted codes under `premission menus`.
+ */
+export async function loadPermissions(): Promise<void> {
+  if (!$token.get()) {
+    $permissionTree.set(null)
+    return
+  }
+  const { bodyList } = await api.userPermission()
+  const tree = Array.isArray(bodyList) ? bodyList : []
+  writeJson(PREMISSION_MENUS_KEY, grantedCodes(tree))
+  $permissionTree.set(tree)
+}
+
+/**
+ * Fetches system.json into `$systemConfig`. Its cookieDomain applies when none was configured and
+ * the page is under it.
+ */
+export async function loadSystemConfig(): Promise<SystemConfig> {
+  const config = await api.config.system()
+  const domain = config.cookieDomain?.replace(/^\./, '')
+  const host = typeof location === 'undefined' ? '' : location.hostname
+  // A cookie domain the page is not under would be refused by the browser: keep the host's own.
+  if (domain && !$config.get().cookieDomain && (host === domain || host.endsWith(`.${domain}`))) {
+    $config.setKey('cookieDomain', config.cookieDomain!)
+  }
+  $systemConfig.set(config)
+  return config
+}

@@ -1,0 +1,10 @@
+import { defineElement } from '../ui/define'
+import { App } from './app'
+
+defineElement('lingxi-app', App)
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lingxi-app': HTMLElement
+  }
+}

@@ -1,0 +1,179 @@
+import { useStore } from '@nanostores/react'
+import { Suspense, lazy, useEffect, useRef, useState } from 'react'
+import { $menu, $permissionTree, $systemConfig, $token, $user, activeMenuCode, guardRedirect, openLogin, type MenuItem } from '../core'
+import '../widgets/login/login.element'
+import '../widgets/profile/profile.element'
+import type { ElementProps } from '../ui/define'
+import { Icon, Logo, Spinner } from '../ui/icons'
+import { MD, useMedia } from '../ui/use-media'
+import { $location, navigate, startRouter } from './router'
+import { matchRoute, type RouteInfo } from './routes'
+
+const EntryScreen = lazy(() => import('./screens/entry'))
+const ToolScreen = lazy(() => import('./screens/tool'))
+const UserCenterScreen = lazy(() => import('./screens/user-center'))
+const NotFoundScreen = lazy(() => import('./screens/not-found'))
+
+/**
+ * @summary The full Lingxi site: header, menu (sidebar on desktop, bottom bar on phones), footer
+ * and the routed page area, composed of the same elements partners embed.
+ */
+export function App(_: ElementProps) {
+  // Read the address after startSession() consumed any ?login= (it runs before the first render).
+  useState(startRouter)
+  const { pathname, search } = useStore($location)
+  const token = useStore($token)
+  const user = useStore($user)
+  const tree = useStore($permissionTree)
+  const config = useStore($systemConfig)
+  const menu = useStore($menu)
+  const desktop = useMedia(MD)
+  const mainRef = useRef<HTMLElement>(null)
+  const first = useRef(true)
+
+  const route = matchRoute(pathname)
+
+  // Unknown paths land on /chat; a signed-in person only sees what their permissions allow.
+  useEffect(() => {
+    if (!route) return navigate('/chat', true)
+    if (!token || !tree || !config || route.kind === 'notFound') return
+    const to = guardRedirect(pathname, menu, config)
+    if (to) navigate(to, true)
+  }, [pathname, token, tree, config, menu])
+
+  useEffect(() => {
+    document.title = route && route.kind !== 'entry' ? `${route.title} - 灵犀` : '灵犀 - AI 工具箱'
+    if (first.current) first.current = false
+    else mainRef.current?.focus({ preventScroll: true })
+  }, [pathname])
+
+  const active = config ? activeMenuCode(pathname, menu, config) : null
+
+  return (
+    <div className="min-h-dvh bg-bg text-ink flex flex-col">
+      <header className="sticky top-0 z-30 h-16 shrink-0 flex items-center gap-3 px-4 md:px-6 border-b border-line bg-bg/90 backdrop-blur">
+        <a href="/" className="flex items-center gap-2 font-semibold text-lg" aria-label="灵犀首页">
+          <Logo />
+          <span>灵犀</span>
+          <span className="hidden sm:inline text-xs font-normal text-muted mt-1">AI 工具箱</span>
+        </a>
+        <div className="ml-auto flex items-center gap-2">
+          {user ? (
+            <lingxi-profile />
+          ) : (
+            <button
+              type="button"
+              onClick={() => openLogin()}
+              className="h-9 px-5 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
+            >
+              登录
+            </button>
+          )}
+        </div>
+      </header>
+      <div className="flex-1 flex min-h-0">
+        {desktop && <Sidebar menu={menu} active={active} pathname={pathname} />}
+        <div className="flex-1 min-w-0 flex flex-col">
+          <main
+            ref={mainRef}
+            tabIndex={-1}
+            className="flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0"
+          >
+            <Suspense fallback={<Spinner label="页面加载中" />}>
+              <Screen route={route} search={search} />
+            </Suspense>
+          </main>
+          {desktop && <Footer />}
+        </div>
+      </div>
+      {!desktop && <BottomBar menu={menu} active={active} pathname={pathname} />}
+      <lingxi-login />
+    </div>
+  )
+}
+
+function Screen({ route, search }: { route: RouteInfo | null; search: string }) {
+  if (!route) return <Spinner />
+  switch (route.kind) {
+    case 'entry':
+      return <EntryScreen />
+    case 'usercenter':
+      return <UserCenterScreen tab={new URLSearchParams(search).get('id') ?? 'general'} />
+    case 'notFound':
+      return <NotFoundScreen />
+    default:
+      return <ToolScreen route={route} />
+  }
+}
+
+function visible(menu: MenuItem[]) {
+  return menu.filter((m) => !m.hidden)
+}
+
+function Sidebar({ menu, active, pathname }: { menu: MenuItem[]; active: string | null; pathname: string }) {
+  return (
+    <nav aria-label="工具菜单" className="w-52 shrink-0 border-r border-line px-3 py-4 sticky top-16 h-[calc(100dvh-64px)] overflow-y-auto flex flex-col gap-1">
+      {visible(menu).map((item) => (
+        <a
+          key={item.permissionCode}
+          href={item.path}
+          aria-current={active === item.permissionCode ? 'page' : undefined}
+          className={`flex items-center gap-3 h-11 px-3 rounded-lg transition-colors ${
+            active === item.permissionCode ? 'bg-primary/15 text-primary font-medium' : 'text-muted hover:text-ink hover:bg-raised'
+          }`}
+        >
+          <Icon name={item.icon} />
+          <span>{item.permissionName}</span>
+        </a>
+      ))}
+      <a
+        href="/usercenter?id=general"
+        aria-current={pathname === '/usercenter' ? 'page' : undefined}
+        className={`mt-auto flex items-center gap-3 h-11 px-3 rounded-lg ${
+          pathname === '/usercenter' ? 'bg-primary/15 text-primary font-medium' : 'text-muted hover:text-ink hover:bg-raised'
+        }`}
+      >
+        <Icon name="center" />
+        <span>个人中心</span>
+      </a>
+    </nav>
+  )
+}
+
+function BottomBar({ menu, active, pathname }: { menu: MenuItem[]; active: string | null; pathname: string }) {
+  const items = [
+    ...visible(menu).map((m) => ({ key: m.permissionCode, href: m.path, icon: m.icon, label: m.permissionName, on: active === m.permissionCode })),
+    { key: 'center', href: '/usercenter?id=general', icon: 'user', label: '我的', on: pathname === '/usercenter' },
+  ]
+  return (
+    <nav
+      aria-label="工具菜单"
+      data-testid="bottom-bar"
+      className="sticky bottom-0 z-30 h-[50px] pb-[env(safe-area-inset-bottom)] box-content border-t border-line bg-bg/95 backdrop-blur flex overflow-x-auto"
+    >
+      {items.map((i) => (
+        <a
+          key={i.key}
+          href={i.href}
+          aria-current={i.on ? 'page' : undefined}
+          className={`flex-1 min-w-16 flex flex-col items-center justify-center gap-0.5 text-[11px] ${i.on ? 'text-primary' : 'text-muted'}`}
+        >
+          <Icon name={i.icon} className="size-5" />
+          <span className="whitespace-nowrap">{i.label}</span>
+        </a>
+      ))}
+    </nav>
+  )
+}
+
+function Footer() {
+  return (
+    <footer className="px-8 py-5 border-t border-line text-xs text-muted flex flex-wrap gap-x-4 gap-y-1">
+      <span>© {new Date().getFullYear()} 灵犀 AI 工具箱</span>
+      <a href="/license.html" target="_blank" rel="noopener" className="hover:text-ink">
+        服务条款
+      </a>
+      <span>AI 生成内容仅供参考</span>
+    </footer>
+  )
+}

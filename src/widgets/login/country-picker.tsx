@@ -1,0 +1,95 @@
+import { useEffect, useMemo, useRef, useState } from 'react'
+import { loadCountries, searchCountries, type CountryEntry } from '../../core'
+
+interface CountryPickerProps {
+  value: CountryEntry
+  onChange: (country: CountryEntry) => void
+}
+
+/** The calling-code button and its searchable list (Chinese name, pinyin, initials or code). */
+export function CountryPicker({ value, onChange }: CountryPickerProps) {
+  const [open, setOpen] = useState(false)
+  const [countries, setCountries] = useState<CountryEntry[] | null>(null)
+  const [query, setQuery] = useState('')
+  const searchRef = useRef<HTMLInputElement>(null)
+  const buttonRef = useRef<HTMLButtonElement>(null)
+
+  useEffect(() => {
+    if (!open) return
+    if (!countries) loadCountries().then(setCountries)
+    searchRef.current?.focus()
+  }, [open])
+
+  const matches = useMemo(() => (countries ? searchCountries(countries, query) : []), [countries, query])
+
+  function close() {
+    setOpen(false)
+    setQuery('')
+    buttonRef.current?.focus()
+  }
+
+  function handleKeyDown(event: KeyboardEvent) {
+    if (event.key === 'Escape') {
+      event.preventDefault()
+      event.stopPropagation()
+      close()
+    }
+  }
+
+  function handlePick(country: CountryEntry) {
+    onChange(country)
+    close()
+  }
+
+  return (
+    <div className="relative" onKeyDown={handleKeyDown as never}>
+      <button
+        ref={buttonRef}
+        type="button"
+        aria-haspopup="listbox"
+        aria-expanded={open}
+        aria-label={`国家或地区区号，当前 ${value.countryName} +${value.phoneCode}`}
+        onClick={() => (open ? close() : setOpen(true))}
+        className="h-11 px-3 flex items-center gap-1 rounded-l-lg border border-r-0 border-line bg-raised text-ink hover:text-primary"
+      >
+        +{value.phoneCode}
+        <svg viewBox="0 0 24 24" className="size-4 text-muted" aria-hidden="true">
+          <path d="M6 9l6 6 6-6" fill="none" stroke="currentColor" strokeWidth="2" />
+        </svg>
+      </button>
+      {open && (
+        <div className="absolute z-10 left-0 top-12 w-72 max-w-[80vw] rounded-xl border border-line bg-surface shadow-2xl lx-fade-in">
+          <div className="p-2 border-b border-line">
+            <input
+              ref={searchRef}
+              type="search"
+              value={query}
+              onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+              placeholder="搜索国家/地区、拼音或区号"
+              aria-label="搜索国家或地区"
+              className="w-full h-9 px-3 rounded-lg bg-raised text-ink placeholder:text-muted outline-none focus:ring-2 focus:ring-primary"
+            />
+          </div>
+          <ul role="listbox" aria-label="国家或地区" className="max-h-64 overflow-y-auto py-1">
+            {!countries && <li className="px-4 py-3 text-muted text-sm">加载中…</li>}
+            {countries && matches.length === 0 && <li className="px-4 py-3 text-muted text-sm">没有匹配的国家或地区</li>}
+            {matches.map((c) => (
+              <li key={c.countryCode} role="option" aria-selected={c.countryCode === value.countryCode}>
+                <button
+                  type="button"
+                  onClick={() => handlePick(c)}
+                  className={`w-full px-4 py-2 flex justify-between text-left hover:bg-raised focus:bg-raised outline-none ${
+                    c.countryCode === value.countryCode ? 'text-primary' : ''
+                  }`}
+                >
+                  <span>{c.countryName}</span>
+                  <span className="text-muted">+{c.phoneCode}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  )
+}

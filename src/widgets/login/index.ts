@@ -1,0 +1,2 @@
+export { Login, type LoginProps } from './login'
+export { LoginDialog } from './login-dialog'

@@ -1,0 +1,69 @@
+// @vitest-environment happy-dom
+import { $loginOpen, $user } from '../../core'
+
+// Runs under real React and under preact/compat (vitest projects 'react' and 'preact').
+
+const flush = () => new Promise((r) => setTimeout(r, 50))
+
+function shadow(el: Element) {
+  return el.shadowRoot!
+}
+
+describe('<lingxi-login>', () => {
+  beforeAll(async () => {
+    await import('./login.element')
+  })
+  afterEach(() => {
+    document.body.innerHTML = ''
+    $loginOpen.set(false)
+    $user.set(null)
+  })
+
+  it('adopts the shared stylesheet and renders the login button only with the attribute', async () => {
+    const plain = document.createElement('lingxi-login')
+    const withButton = document.createElement('lingxi-login')
+    withButton.setAttribute('button', '')
+    document.body.append(plain, withButton)
+    await flush()
+    expect(shadow(plain).adoptedStyleSheets.length + shadow(plain).querySelectorAll('style').length).toBeGreaterThan(0)
+    expect(shadow(plain).querySelector('[part=button]')).toBeNull()
+    await flush()
+    const button = shadow(withButton).querySelector<HTMLButtonElement>('[part=button]')!
+    expect(button.textContent).toBe('登录')
+    button.click()
+    expect($loginOpen.get()).toBe('login')
+  })
+
+  it('keeps a property set before the element was upgraded', async () => {
+    const el = document.createElement('lingxi-login-later')
+    ;(el as unknown as { button: boolean }).button = true
+    document.body.append(el)
+    const { defineElement } = await import('../../ui/define')
+    const { Login } = await import('./login')
+    defineElement('lingxi-login-later', Login, { button: 'boolean' })
+    await flush()
+    expect(shadow(el).querySelector('[part=button]')?.textContent).toBe('登录')
+  })
+
+  it('opens the two-step dialog titled 手机号登录 with the get-code button dimmed while the phone is empty', async () => {
+    const el = document.createElement('lingxi-login')
+    document.body.append(el)
+    $loginOpen.set('login')
+    await flush()
+    const dialog = shadow(el).querySelector('dialog')!
+    expect(dialog.getAttribute('aria-label')).toBe('手机号登录')
+    expect(dialog.open).toBe(true)
+    const submit = [...dialog.querySelectorAll('button')].find((b) => b.textContent === '获取验证码')!
+    expect(submit.getAttribute('aria-disabled')).toBe('true')
+    expect(dialog.querySelector('a[href$="/license.html"]')).not.toBeNull()
+  })
+
+  it('is titled 请输入新手机号 in the change-phone flow', async () => {
+    const el = document.createElement('lingxi-login')
+    document.body.append(el)
+    $loginOpen.set('modify-phone')
+    await flush()
+    expect(shadow(el).querySelector('dialog')!.getAttribute('aria-label')).toBe('请输入新手机号')
+    expect(shadow(el).querySelector('input[type=checkbox]')).toBeNull()
+  })
+})

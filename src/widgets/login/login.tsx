@@ -1,0 +1,34 @@
+import { useStore } from '@nanostores/react'
+import { $user, openLogin } from '../../core'
+import type { ElementProps } from '../../ui/define'
+import { LoginDialog } from './login-dialog'
+
+export interface LoginProps extends ElementProps {
+  /** Also render a 登录 button while logged out (for pages without a header of their own). */
+  button?: boolean
+}
+
+/**
+ * @summary Phone-number login: the dialog every Lingxi widget opens, plus an optional button.
+ * @csspart dialog - The login dialog.
+ * @csspart button - The 登录 button (with the `button` attribute).
+ * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
+ */
+export function Login({ button }: LoginProps) {
+  const user = useStore($user)
+  return (
+    <>
+      {button && !user && (
+        <button
+          type="button"
+          part="button"
+          onClick={() => openLogin()}
+          className="h-9 px-4 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
+        >
+          登录
+        </button>
+      )}
+      <LoginDialog />
+    </>
+  )
+}

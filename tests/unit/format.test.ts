@@ -1,0 +1,127 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { copyText, deviceKind, formatCount, getCookie, maskPhone, removeCookie, setCookie } from '../../src/core'
+import { resetCore, spyCookieWrites, toastTexts } from './helpers/reset'
+import { installGlobalListeners } from '../../src/core'
+
+describe('maskPhone', () => {
+  it.each([
+    ['13800138000', '138****8000'],
+    [' 13800138000 ', '138****8000'],
+    ['91234567', '912****4567'],
+    ['1234567', '****567'],
+    ['123456', '****456'],
+    ['12', '****2'],
+    ['1', '****'],
+    ['', ''],
+  ])('%j → %j', (input, masked) => {
+    expect(maskPhone(input)).toBe(masked)
+  })
+})
+
+describe('formatCount', () => {
+  it.each([
+    [0, '0'],
+    [9999, '9999'],
+    [10000, '1.0w+'],
+    [12345, '1.2w+'],
+    [19999, '1.9w+'],
+    [123456, '12.3w+'],
+    [123456789, '12345.6w+'],
+    [-5, '-5'],
+    [Number.NaN, '0'],
+  ])('%d → %s', (n, text) => {
+    expect(formatCount(n)).toBe(text)
+  })
+})
+
+describe('deviceKind', () => {
+  it.each([
+    ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1', 'H5'],
+    ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36', 'H5'],
+    ['Mozilla/5.0 (Linux; U; Android 12; zh-cn; MI 11) AppleWebKit/537.36 MicroMessenger/8.0.47', 'H5'],
+    ['Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15', 'H5'],
+    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36', 'PC'],
+    ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15', 'PC'],
+    ['', 'PC'],
+  ])('%s → %s', (ua, kind) => {
+    expect(deviceKind(ua)).toBe(kind)
+  })
+
+  it('reads navigator.userAgent by default', () => {
+    expect(deviceKind()).toBe('PC') // happy-dom's desktop UA
+  })
+})
+
+describe('copyText', () => {
+  const original = Object.getOwnPropertyDescriptor(navigator, 'clipboard')
+  let prompted: unknown[][]
+  beforeEach(() => {
+    resetCore()
+    installGlobalListeners()
+    prompted = []
+    window.prompt = ((...args: unknown[]) => {
+      prompted.push(args)
+      return null
+    }) as typeof window.prompt
+  })
+  afterEach(() => {
+    if (original) Object.defineProperty(navigator, 'clipboard', original)
+    else delete (navigator as { clipboard?: unknown }).clipboard
+  })
+  const clipboard = (value: unknown) => Object.defineProperty(navigator, 'clipboard', { value, configurable: true })
+
+  it('writes to the clipboard and toasts 已复制到剪切板！', async () => {
+    const written: string[] = []
+    clipboard({ writeText: async (text: string) => void written.push(text) })
+    expect(await copyText('分享内容')).toBe(true)
+    expect(written).toEqual(['分享内容'])
+    expect(prompted).toEqual([])
+    expect(toastTexts()).toEqual(['success: 已复制到剪切板！'])
+  })
+
+  it('falls back to a prompt when the clipboard refuses', async () => {
+    clipboard({ writeText: () => Promise.reject(new DOMException('denied', 'NotAllowedError')) })
+    expect(await copyText('分享内容')).toBe(false)
+    expect(prompted).toEqual([['复制以下内容', '分享内容']])
+    expect(toastTexts()).toEqual([])
+  })
+
+  it('falls back to a prompt without a clipboard API', async () => {
+    clipboard(undefined)
+    expect(await copyText('x')).toBe(false)
+    expect(prompted).toEqual([['复制以下内容', 'x']])
+  })
+})
+
+describe('cookies', () => {
+  beforeEach(resetCore)
+
+  it('round-trips values that need encoding', () => {
+    setCookie('lingxi_phone', '+86 138;=', { days: 1 })
+    expect(getCookie('lingxi_phone')).toBe('+86 138;=')
+    removeCookie('lingxi_phone')
+    expect(getCookie('lingxi_phone')).toBeNull()
+  })
+
+  it('does not confuse a name with the end of another', () => {
+    document.cookie = 'xlingxi_token=other; path=/'
+    expect(getCookie('lingxi_token')).toBeNull()
+  })
+
+  it('adds Secure on https and removes with the same domain', () => {
+    const page = window as unknown as { happyDOM: { setURL(url: string): void } }
+    page.happyDOM.setURL('https://www.lingxi.test/chat')
+    const { writes, restore } = spyCookieWrites()
+    try {
+      setCookie('lingxi_token', 't', { days: 365, domain: '.lingxi.test' })
+      removeCookie('lingxi_token', { domain: '.lingxi.test' })
+    } finally {
+      restore()
+      page.happyDOM.setURL('http://localhost:3000/')
+    }
+    expect(writes[0]).toMatch(/^lingxi_token=t; path=\/; SameSite=Lax; expires=.+; domain=\.lingxi\.test; Secure$/)
+    expect(writes[1]).toMatch(/^lingxi_token=; path=\/; SameSite=Lax; expires=.+; domain=\.lingxi\.test; Secure$/)
+    expect(writes[2]).toMatch(/^lingxi_token=; path=\/; SameSite=Lax; expires=[^;]+; Secure$/)
+  })
+})

@@ -1,0 +1,23 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest'
+
+describe('without a DOM (server rendering)', () => {
+  it('imports, reads and acts without touching window, document or storage', async () => {
+    expect(typeof window).toBe('undefined')
+    const core = await import('../../src/core')
+    expect(core.$token.get()).toBeNull()
+    expect(core.$user.get()).toBeNull()
+    expect(core.$menu.get()).toEqual([])
+    expect(core.getCookie('lingxi_token')).toBeNull()
+    expect(core.hasSd()).toBe(false)
+    expect(core.deviceKind()).toBe('PC')
+    expect(core.consumeRedirectLogin()).toBeNull()
+    await expect(core.startSession()).resolves.toBeUndefined()
+    await expect(core.confirm({ message: '?' })).resolves.toBe(false)
+    await expect(core.copyText('x')).resolves.toBe(false)
+    expect(() => core.toast('x')).not.toThrow()
+    expect(() => core.installGlobalListeners()).not.toThrow()
+    expect(() => core.notifyError(new Error('x'))).not.toThrow()
+    expect(core.maskPhone('13800138000')).toBe('138****8000')
+  })
+})

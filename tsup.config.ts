@@ -1,0 +1,19 @@
+import { defineConfig } from 'tsup'
+
+// npm build: ESM + .d.ts for React apps. React, react-dom and the runtime dependencies stay
+// external (never aliased to preact here).
+export default defineConfig({
+  entry: { index: 'src/npm/index.ts', core: 'src/core/index.ts' },
+  outDir: 'dist/npm',
+  format: ['esm'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  treeshake: true,
+  target: 'es2020',
+  platform: 'browser',
+  external: ['react', 'react-dom', 'react/jsx-runtime', 'nanostores', '@nanostores/react', 'ofetch', '@r2wc/react-to-web-component'],
+  esbuildOptions(options) {
+    options.jsx = 'automatic'
+  },
+})

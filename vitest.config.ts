@@ -1,0 +1,40 @@
+import { defineConfig } from 'vitest/config'
+
+// Unit and component tests of the SDK (src/**, tests/unit/**). Widgets run twice: under real React
+// (as npm users get them) and under preact/compat (as the CDN build ships them). The server has
+// its own config (server/vitest.config.ts); the browser suite is Playwright (tests/e2e).
+const shared = {
+  environment: 'happy-dom',
+  globals: true,
+  testTimeout: 20_000,
+}
+
+export default defineConfig({
+  esbuild: { jsx: 'automatic' },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { ...shared, name: 'react', include: ['src/**/*.test.{ts,tsx}', 'tests/unit/**/*.test.{ts,tsx}'] },
+      },
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: 'preact',
+          include: ['src/widgets/**/*.test.tsx', 'src/host/**/*.test.tsx'],
+          // let the aliases reach the libraries that import react themselves
+          server: { deps: { inline: ['@r2wc/react-to-web-component', '@r2wc/core', '@nanostores/react'] } },
+        },
+        resolve: {
+          alias: [
+            { find: /^react\/jsx-(dev-)?runtime$/, replacement: 'preact/jsx-runtime' },
+            { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+            { find: /^react-dom$/, replacement: 'preact/compat' },
+            { find: /^react$/, replacement: 'preact/compat' },
+          ],
+        },
+      },
+    ],
+  },
+})
