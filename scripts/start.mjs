@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+// A .env file fills in what the shell did not set (variables already set win).
+if (existsSync(join(root, '.env'))) process.loadEnvFile(join(root, '.env'))
 const stamp = join(root, 'dist/.stamp')
 const sources = ['src', 'server/src', 'server/config', 'server/drizzle', 'scripts', 'package.json', 'server/package.json', 'rollup.config.mjs', 'tsup.config.ts', 'server/tsup.config.ts']
 

@@ -141,27 +141,28 @@ function Sidebar({ menu, active, pathname }: { menu: MenuItem[]; active: string 
 }
 
 function BottomBar({ menu, active, pathname }: { menu: MenuItem[]; active: string | null; pathname: string }) {
-  const items = [
-    ...visible(menu).map((m) => ({ key: m.permissionCode, href: m.path, icon: m.icon, label: m.permissionName, on: active === m.permissionCode })),
-    { key: 'center', href: '/usercenter?id=general', icon: 'user', label: '我的', on: pathname === '/usercenter' },
-  ]
+  const item = (key: string, href: string, icon: string, label: string, on: boolean) => (
+    <a
+      key={key}
+      href={href}
+      aria-current={on ? 'page' : undefined}
+      className={`flex-1 min-w-14 shrink-0 flex flex-col items-center justify-center gap-0.5 text-[11px] ${on ? 'text-primary' : 'text-muted'}`}
+    >
+      <Icon name={icon} className="size-5" />
+      <span className="whitespace-nowrap">{label}</span>
+    </a>
+  )
+  // The tools scroll sideways when there are many; 我的 (the personal center) stays in reach.
   return (
     <nav
       aria-label="工具菜单"
       data-testid="bottom-bar"
-      className="sticky bottom-0 z-30 h-[50px] pb-[env(safe-area-inset-bottom)] box-content border-t border-line bg-bg/95 backdrop-blur flex overflow-x-auto"
+      className="sticky bottom-0 z-30 h-[50px] pb-[env(safe-area-inset-bottom)] box-content border-t border-line bg-bg/95 backdrop-blur flex"
     >
-      {items.map((i) => (
-        <a
-          key={i.key}
-          href={i.href}
-          aria-current={i.on ? 'page' : undefined}
-          className={`flex-1 min-w-16 flex flex-col items-center justify-center gap-0.5 text-[11px] ${i.on ? 'text-primary' : 'text-muted'}`}
-        >
-          <Icon name={i.icon} className="size-5" />
-          <span className="whitespace-nowrap">{i.label}</span>
-        </a>
-      ))}
+      <div className="flex-1 min-w-0 flex overflow-x-auto [scrollbar-width:none]">
+        {visible(menu).map((m) => item(m.permissionCode, m.path, m.icon, m.permissionName, active === m.permissionCode))}
+      </div>
+      <div className="flex w-16 shrink-0 border-l border-line">{item('center', '/usercenter?id=general', 'user', '我的', pathname === '/usercenter')}</div>
     </nav>
   )
 }

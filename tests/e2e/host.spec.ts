@@ -52,7 +52,7 @@ test('the login dialog enforces its rules before anything is sent', async ({ pag
   await expect(dialog).toBeVisible()
   const getCode = dialog.getByRole('button', { name: '获取验证码' })
   await expect(getCode).toHaveAttribute('aria-disabled', 'true')
-  await getCode.click()
+  await getCode.click({ force: true }) // dimmed (aria-disabled): a click does nothing
   await expect(dialog.getByLabel('手机号')).toBeVisible() // still step 1, nothing sent
   await dialog.getByLabel('手机号').fill('13700137000')
   await expect(getCode).toHaveAttribute('aria-disabled', 'false')

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-const root = join(__dirname, '..', '..')
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 export interface LingxiServer {
   url: string
@@ -87,4 +88,20 @@ export async function startServer(env: Record<string, string> = {}): Promise<Lin
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * A partner's own web server (another origin on loopback: browsers refuse pages of a public
+ * origin loading scripts from loopback). Serves `html` at every path; `url` uses `localhost`,
+ * so it differs from Lingxi's `127.0.0.1` origin.
+ */
+export async function startPartner(html: () => string, headers: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<void> }> {
+  const { createServer: createHttpServer } = await import('node:http')
+  const srv = createHttpServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers })
+    res.end(html())
+  })
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+  const { port } = srv.address() as { port: number }
+  return { url: `http://localhost:${port}`, stop: () => new Promise((r) => srv.close(() => r())) }
 }

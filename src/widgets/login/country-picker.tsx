@@ -1,13 +1,18 @@
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { loadCountries, searchCountries, type CountryEntry } from '../../core'
 
 interface CountryPickerProps {
   value: CountryEntry
   onChange: (country: CountryEntry) => void
+  /** The phone field, drawn on the button's row. */
+  children: ReactNode
 }
 
-/** The calling-code button and its searchable list (Chinese name, pinyin, initials or code). */
-export function CountryPicker({ value, onChange }: CountryPickerProps) {
+/**
+ * The calling-code button and its searchable list (Chinese name, pinyin, initials or code). The
+ * list opens in the flow below the row, so the dialog grows instead of clipping it.
+ */
+export function CountryPicker({ value, onChange, children }: CountryPickerProps) {
   const [open, setOpen] = useState(false)
   const [countries, setCountries] = useState<CountryEntry[] | null>(null)
   const [query, setQuery] = useState('')
@@ -29,7 +34,7 @@ export function CountryPicker({ value, onChange }: CountryPickerProps) {
   }
 
   function handleKeyDown(event: KeyboardEvent) {
-    if (event.key === 'Escape') {
+    if (open && event.key === 'Escape') {
       event.preventDefault()
       event.stopPropagation()
       close()
@@ -42,23 +47,26 @@ export function CountryPicker({ value, onChange }: CountryPickerProps) {
   }
 
   return (
-    <div className="relative" onKeyDown={handleKeyDown as never}>
-      <button
-        ref={buttonRef}
-        type="button"
-        aria-haspopup="listbox"
-        aria-expanded={open}
-        aria-label={`国家或地区区号，当前 ${value.countryName} +${value.phoneCode}`}
-        onClick={() => (open ? close() : setOpen(true))}
-        className="h-11 px-3 flex items-center gap-1 rounded-l-lg border border-r-0 border-line bg-raised text-ink hover:text-primary"
-      >
-        +{value.phoneCode}
-        <svg viewBox="0 0 24 24" className="size-4 text-muted" aria-hidden="true">
-          <path d="M6 9l6 6 6-6" fill="none" stroke="currentColor" strokeWidth="2" />
-        </svg>
-      </button>
+    <div onKeyDown={handleKeyDown as never}>
+      <div className="flex">
+        <button
+          ref={buttonRef}
+          type="button"
+          aria-haspopup="listbox"
+          aria-expanded={open}
+          aria-label={`国家或地区区号，当前 ${value.countryName} +${value.phoneCode}`}
+          onClick={() => (open ? close() : setOpen(true))}
+          className="h-11 px-3 flex items-center gap-1 rounded-l-lg border border-r-0 border-line bg-raised text-ink hover:text-primary"
+        >
+          +{value.phoneCode}
+          <svg viewBox="0 0 24 24" className="size-4 text-muted" aria-hidden="true">
+            <path d="M6 9l6 6 6-6" fill="none" stroke="currentColor" strokeWidth="2" />
+          </svg>
+        </button>
+        {children}
+      </div>
       {open && (
-        <div className="absolute z-10 left-0 top-12 w-72 max-w-[80vw] rounded-xl border border-line bg-surface shadow-2xl lx-fade-in">
+        <div className="mt-2 rounded-xl border border-line bg-raised/40 lx-fade-in">
           <div className="p-2 border-b border-line">
             <input
               ref={searchRef}
@@ -70,7 +78,7 @@ export function CountryPicker({ value, onChange }: CountryPickerProps) {
               className="w-full h-9 px-3 rounded-lg bg-raised text-ink placeholder:text-muted outline-none focus:ring-2 focus:ring-primary"
             />
           </div>
-          <ul role="listbox" aria-label="国家或地区" className="max-h-64 overflow-y-auto py-1">
+          <ul role="listbox" aria-label="国家或地区" className="max-h-56 overflow-y-auto py-1">
             {!countries && <li className="px-4 py-3 text-muted text-sm">加载中…</li>}
             {countries && matches.length === 0 && <li className="px-4 py-3 text-muted text-sm">没有匹配的国家或地区</li>}
             {matches.map((c) => (

@@ -193,8 +193,7 @@ function LoginForm({ modify }: { modify: boolean }) {
   const empty = !phone.trim()
   return (
     <form onSubmit={handleGetCode as never} className="flex flex-col gap-4" noValidate>
-      <div className="flex">
-        <CountryPicker value={country} onChange={setCountry} />
+      <CountryPicker value={country} onChange={setCountry}>
         <label htmlFor="lx-phone" className="sr-only">
           手机号
         </label>
@@ -211,7 +210,7 @@ function LoginForm({ modify }: { modify: boolean }) {
           placeholder={modify ? '请输入新手机号' : '请输入手机号'}
           className="flex-1 min-w-0 h-11 px-4 rounded-r-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary"
         />
-      </div>
+      </CountryPicker>
       <button
         type="submit"
         aria-disabled={empty || busy}

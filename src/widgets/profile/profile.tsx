@@ -110,7 +110,7 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
       <ul className="mt-5 grid grid-cols-3 gap-2" aria-label="剩余额度">
         {usage.map((u) => (
           <li key={u.label} className="rounded-card bg-raised px-2 py-3 text-center">
-            <p className={`text-lg font-semibold ${expired ? 'text-danger' : 'text-primary'}`} data-testid="usage-value">
+            <p className={`text-base sm:text-lg font-semibold ${expired ? 'text-danger' : 'text-primary'}`} data-testid="usage-value">
               {expired ? '已过期' : formatCount(u.value)}
             </p>
             <p className="mt-0.5 text-xs text-muted">{u.label}</p>

@@ -1,4 +1,5 @@
 import { useStore } from '@nanostores/react'
+import { useLayoutEffect, useRef } from 'react'
 import { $confirm, $toasts, answerConfirm, dismissToast } from '../../core'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
@@ -20,11 +21,25 @@ const dot: Record<string, string> = { success: 'bg-ok', warning: 'bg-primary', e
 export function Toaster(_: ElementProps) {
   const toasts = useStore($toasts)
   const pending = useStore($confirm)
+  const stackRef = useRef<HTMLDivElement>(null)
+
+  // The stack is a manual popover, raised again on every change, so toasts stay above any open
+  // modal dialog (those live in the top layer too) instead of under its backdrop.
+  useLayoutEffect(() => {
+    const stack = stackRef.current
+    if (!stack || typeof stack.showPopover !== 'function') return
+    const open = stack.matches(':popover-open')
+    if (open) stack.hidePopover()
+    if (toasts.length) stack.showPopover()
+  }, [toasts])
+
   return (
     <>
       <div
+        ref={stackRef}
+        popover="manual"
         aria-live="polite"
-        className="fixed z-[2147483000] left-1/2 -translate-x-1/2 top-4 flex flex-col items-center gap-2 pointer-events-none w-[min(92vw,420px)]"
+        className="fixed inset-auto m-0 p-0 border-0 bg-transparent overflow-visible left-1/2 -translate-x-1/2 top-4 flex flex-col items-center gap-2 pointer-events-none w-[min(92vw,420px)]"
       >
         {toasts.map((t) => (
           <div

@@ -1,0 +1,27 @@
+// Dev helper: open a partner page, log in through the console SMS code, reload, print what shows.
+import { chromium } from 'playwright-core'
+const [url, partner, logFile] = process.argv.slice(2)
+import { readFileSync } from 'node:fs'
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+const p = await b.newPage()
+p.on('console', (m) => console.log('console:', m.type(), m.text()))
+p.on('pageerror', (e) => console.log('pageerror:', e.message))
+p.on('requestfailed', (r) => console.log('failed:', r.url(), r.failure()?.errorText))
+await p.goto(partner)
+await p.locator('lingxi-login').getByRole('button', { name: '登录' }).click()
+const d = p.getByRole('dialog', { name: '手机号登录' })
+await d.getByLabel('手机号').fill('13300133000')
+await d.getByRole('checkbox').check()
+await d.getByRole('button', { name: '获取验证码' }).click()
+await p.waitForTimeout(500)
+const code = /\[sms\] \+86 13300133000 (\d{4})/.exec(readFileSync(logFile, 'utf8'))[1]
+await d.getByLabel('验证码').fill(code)
+await d.getByRole('button', { name: '登录', exact: true }).click()
+await p.waitForTimeout(1000)
+console.log('cookies:', await p.evaluate(() => document.cookie))
+await p.reload()
+await p.waitForTimeout(2000)
+console.log('cookies:', await p.evaluate(() => document.cookie))
+console.log('defined:', await p.evaluate(() => [customElements.get('lingxi-login'), customElements.get('lingxi-profile')].map(Boolean)))
+console.log('profile html:', await p.evaluate(() => document.querySelector('lingxi-profile').shadowRoot?.innerHTML.slice(0, 300)))
+await b.close()

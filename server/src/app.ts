@@ -1,0 +1,115 @@
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { compress } from 'hono/compress'
+import { requestId } from 'hono/request-id'
+import { registerAuthRoutes } from './auth/routes.js'
+import { createSmsSender } from './auth/sms-sender.js'
+import type { Config } from './config.js'
+import type { Db } from './db/database.js'
+import { ApiError, envelope, SYSTEM_ERROR_MESSAGE } from './errors.js'
+import type { Api, App, AppEnv } from './http/api.js'
+import { buildOpenApi } from './http/openapi.js'
+import { cors, noStore, securityHeaders } from './http/security.js'
+import { staticSite } from './http/static-site.js'
+import type { Kv } from './kv/kv.js'
+import type { Logger } from './logger.js'
+import { registerPermissionRoutes } from './permissions/routes.js'
+import { createConfigFiles } from './site/config-files.js'
+import { registerConfigFileRoutes } from './site/routes.js'
+import type { SmsProvider } from './sms/provider.js'
+import { registerUserRoutes } from './user/routes.js'
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+export interface AppDeps {
+  db: Db
+  config: Config
+  sms: SmsProvider
+  kv: Kv
+  logger: Logger
+  /** The clock; tests move it. */
+  now?: () => number
+  /** The frontend build (dist/); the site and CDN files are served only when given. */
+  staticRoot?: string
+  /** Check handler results against their response schemas (tests). */
+  checkResponses?: boolean
+  /** Registers more routes before the site fallback (tests add tool routes this way). */
+  extend?: (api: Api) => void
+}
+
+export function createApp(deps: AppDeps): App {
+  const { config, logger } = deps
+  const now = deps.now ?? Date.now
+  const app = new Hono<AppEnv>()
+  const configFiles = createConfigFiles({ dataDir: config.dataDir, logger })
+  const api: Api = {
+    app,
+    docs: [],
+    db: deps.db,
+    now,
+    permissionName: configFiles.permissionName,
+    checkResponses: deps.checkResponses ?? false
+  }
+
+  app.use(requestId())
+  app.use(securityHeaders)
+  app.use(compress())
+  app.use('/api/*', cors(config.corsOrigins), noStore)
+  app.use('/config/*', cors(config.corsOrigins))
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(40000003, '请求体过大，最大 1 MB')
+      }
+    })
+  )
+
+  const sendCode = createSmsSender({
+    db: deps.db,
+    kv: deps.kv,
+    sms: deps.sms,
+    logger,
+    now,
+    hourlyPerPhone: config.sms.hourlyPerPhone,
+    hourlyPerIp: config.sms.hourlyPerIp
+  })
+  registerAuthRoutes(api, config, sendCode)
+  registerUserRoutes(api)
+  registerPermissionRoutes(api)
+  registerConfigFileRoutes(api, configFiles)
+  deps.extend?.(api)
+
+  api.docs.push({ method: 'get', path: '/api/openapi.json', tag: 'meta', summary: 'This document', auth: false, contentType: 'application/json' })
+  let openApi: string | undefined
+  app.get('/api/openapi.json', (c) => {
+    openApi ??= JSON.stringify(buildOpenApi(api.docs, config.publicUrl))
+    return c.body(openApi, 200, { 'Content-Type': 'application/json; charset=utf-8' })
+  })
+
+  if (deps.staticRoot) app.use(staticSite(deps.staticRoot))
+
+  app.notFound((c) => {
+    const known = api.docs.filter((doc) => doc.path === c.req.path).map((doc) => doc.method.toUpperCase())
+    if (known.length > 0) {
+      const allow = known.includes('GET') ? [...known, 'HEAD'] : known
+      throw new ApiError(40400001, `请求方法不支持，请使用 ${known.join(' 或 ')}`, {
+        status: 405,
+        headers: { Allow: allow.join(', ') }
+      })
+    }
+    throw new ApiError(40400001, '接口不存在')
+  })
+
+  // The one place that turns an error into the envelope.
+  app.onError((error, c) => {
+    if (error instanceof ApiError) {
+      return c.json(envelope(error.code, error.message, null), error.status, error.headers)
+    }
+    logger.error('unexpected error', { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, error })
+    return c.json(envelope(50000000, SYSTEM_ERROR_MESSAGE, null), 500)
+  })
+
+  return app
+}

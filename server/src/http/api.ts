@@ -1,0 +1,139 @@
+import type { HttpBindings } from '@hono/node-server'
+import type { Context, Hono, MiddlewareHandler } from 'hono'
+import { z } from 'zod'
+import { type AuthInfo, authenticate } from '../auth/sessions.js'
+import type { Db } from '../db/database.js'
+import { ApiError, envelope } from '../errors.js'
+
+export type AppEnv = {
+  Bindings: HttpBindings
+  Variables: { requestId: string; auth: AuthInfo | undefined }
+}
+export type App = Hono<AppEnv>
+export type AppContext = Context<AppEnv>
+
+export interface RouteDoc {
+  method: 'get' | 'post'
+  path: string
+  summary: string
+  tag: string
+  auth: boolean
+  body?: z.ZodType
+  response?: z.ZodType
+  /** For GET routes that answer something other than the envelope. */
+  contentType?: string
+}
+
+/** Looks up a permission's display name ("AI对话") for refusal messages. */
+export type PermissionName = (code: string) => Promise<string>
+
+/** What route modules share: the app, the docs registry and the auth check. */
+export interface Api {
+  app: App
+  docs: RouteDoc[]
+  db: Db
+  now: () => number
+  permissionName: PermissionName
+  /** Validate handler results against their response schemas (tests turn it on). */
+  checkResponses: boolean
+}
+
+export interface RouteOptions<S extends z.ZodType, Auth extends boolean> {
+  summary: string
+  tag: string
+  body: S
+  /** Requires a logged-in account. Implied by `permission`. */
+  auth?: Auth
+  /** A tool's permission code; also refuses accounts whose state is 0. */
+  permission?: string
+  /** Documents (and in tests checks) `data` of the success envelope. */
+  response?: z.ZodType
+  /** The success message; "操作成功" unless given. */
+  message?: string
+}
+
+export interface RouteInput<S extends z.ZodType, Auth extends boolean> {
+  c: AppContext
+  body: z.output<S>
+  auth: Auth extends true ? AuthInfo : AuthInfo | undefined
+}
+
+const NOT_AN_OBJECT = '请求体必须是 JSON 对象'
+
+async function readJsonObject(c: AppContext): Promise<Record<string, unknown>> {
+  const text = await c.req.text()
+  // Clients send `{}` when there is nothing to send; an empty body means the same.
+  if (text.trim() === '') return {}
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new ApiError(40000002, '请求体不是合法的 JSON')
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError(40000001, NOT_AN_OBJECT)
+  return value as Record<string, unknown>
+}
+
+export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  const issue = result.error.issues[0]
+  const field = issue?.path.join('.') || '请求体'
+  // Field helpers give Chinese messages; anything else still names the field.
+  const message = issue && /[\u4e00-\u9fff]/.test(issue.message) ? issue.message : `${field} 格式不正确`
+  throw new ApiError(40000001, message)
+}
+
+export async function requireAuth(api: Api, c: AppContext): Promise<AuthInfo> {
+  const known = c.get('auth')
+  if (known) return known
+  const auth = await authenticate(api.db, c.req.header('authorization'), api.now())
+  c.set('auth', auth)
+  return auth
+}
+
+export async function checkPermission(api: Api, auth: AuthInfo, code: string): Promise<void> {
+  if (auth.account.state !== 1) throw new ApiError(40300001, '账号已过期')
+  if (!auth.account.permissionCodes.includes(code)) {
+    throw new ApiError(40300001, `您没有使用「${await api.permissionName(code)}」的权限`)
+  }
+}
+
+/** Middleware form of the tool gate, for routes not made by defineRoute (SSE, uploads). */
+export function requirePermission(api: Api, code: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await checkPermission(api, await requireAuth(api, c), code)
+    await next()
+  }
+}
+
+/**
+ * A POST JSON endpoint: parses and validates the body, checks login and permission, wraps the
+ * handler's result in the envelope and records the schemas for /api/openapi.json.
+ */
+export function defineRoute<S extends z.ZodType, Auth extends boolean = false>(
+  api: Api,
+  path: string,
+  options: RouteOptions<S, Auth>,
+  handler: (input: RouteInput<S, Auth>) => Promise<unknown>
+): void {
+  const needsAuth = Boolean(options.auth || options.permission)
+  api.docs.push({
+    method: 'post',
+    path,
+    summary: options.summary,
+    tag: options.tag,
+    auth: needsAuth,
+    body: options.body,
+    ...(options.response ? { response: options.response } : {})
+  })
+  api.app.post(path, async (c) => {
+    // Auth before the body: an anonymous caller learns nothing about what a valid body is.
+    const auth = needsAuth ? await requireAuth(api, c) : undefined
+    if (auth && options.permission) await checkPermission(api, auth, options.permission)
+    const body = validate(options.body, await readJsonObject(c))
+    const data = (await handler({ c, body, auth } as RouteInput<S, Auth>)) ?? null
+    if (api.checkResponses && options.response) options.response.parse(data)
+    return c.json(envelope(2000, options.message ?? '操作成功', data))
+  })
+}

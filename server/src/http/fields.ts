@@ -1,0 +1,31 @@
+import { z } from 'zod'
+
+// Chinese labels read "手机号不能为空"; Latin ones need a space: "platform 只能是 PC 或 H5".
+const say = (label: string, rest: string) => (/[A-Za-z0-9]$/.test(label) ? `${label} ${rest}` : `${label}${rest}`)
+const missing = (input: unknown) => input === undefined || input === null
+
+/** A required, trimmed string; `label` names the field in the messages. */
+export function requiredText(label: string, { max = 100 }: { max?: number } = {}) {
+  return z
+    .string({ error: (issue) => say(label, missing(issue.input) ? '不能为空' : '格式不正确') })
+    .trim()
+    .min(1, say(label, '不能为空'))
+    .max(max, say(label, `不能超过 ${max} 个字符`))
+}
+
+export function oneOf<const T extends readonly [string, ...string[]]>(label: string, values: T) {
+  return z.enum(values, {
+    error: (issue) => say(label, missing(issue.input) ? '不能为空' : `只能是 ${values.join(' 或 ')}`)
+  })
+}
+
+export function literalNumber<const T extends readonly [number, ...number[]]>(label: string, values: T) {
+  return z.literal(values, { error: say(label, `只能是 ${values.join(' 或 ')}`) })
+}
+
+export const fields = {
+  enCode: requiredText('国家区号', { max: 8 }).regex(/^[0-9]{1,4}$/, '国家区号格式不正确'),
+  phone: requiredText('手机号', { max: 32 }),
+  code: requiredText('验证码', { max: 8 }).regex(/^[0-9]{4}$/, '验证码格式不正确'),
+  platform: oneOf('platform', ['PC', 'H5'])
+}

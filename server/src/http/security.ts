@@ -1,0 +1,62 @@
+import type { MiddlewareHandler } from 'hono'
+
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID'
+
+/**
+ * CORS for the origins in CORS_ORIGINS only. Any other origin gets no CORS header at all,
+ * not even on a preflight, so the browser blocks the call.
+ */
+export function cors(origins: readonly string[]): MiddlewareHandler {
+  const allowed = new Set(origins)
+  return async (c, next) => {
+    const origin = c.req.header('origin')
+    const ok = origin !== undefined && allowed.has(origin)
+    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
+      const headers = new Headers({ Vary: 'Origin' })
+      if (ok) {
+        headers.set('Access-Control-Allow-Origin', origin)
+        headers.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
+        headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS)
+        headers.set('Access-Control-Max-Age', '600')
+      }
+      return new Response(null, { status: 204, headers })
+    }
+    await next()
+    c.header('Vary', 'Origin', { append: true })
+    if (ok) {
+      c.header('Access-Control-Allow-Origin', origin)
+      c.header('Access-Control-Expose-Headers', 'X-Request-Id')
+    }
+  }
+}
+
+/** On every response. The HTML-only headers (CSP, framing) are set where HTML is served. */
+export const securityHeaders: MiddlewareHandler = async (c, next) => {
+  await next()
+  c.header('X-Content-Type-Options', 'nosniff')
+  c.header('Referrer-Policy', 'strict-origin-when-cross-origin')
+}
+
+export const SITE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "frame-ancestors 'self'"
+].join('; ')
+
+export const htmlHeaders: Record<string, string> = {
+  'Content-Security-Policy': SITE_CSP,
+  'X-Frame-Options': 'SAMEORIGIN'
+}
+
+/** API answers are per user and per moment: never cached. A handler may choose otherwise (SSE). */
+export const noStore: MiddlewareHandler = async (c, next) => {
+  await next()
+  if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store')
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod'
+import { ApiError } from '../errors.js'
+import { type Api, defineRoute } from '../http/api.js'
+import { requiredText } from '../http/fields.js'
+import { type PermissionNode, permissionTemplate, permissionTreeFor } from './tree.js'
+
+const permissionNode: z.ZodType<PermissionNode> = z.lazy(() =>
+  z.object({
+    permissionCode: z.string(),
+    checked: z.union([z.literal(0), z.literal(1)]),
+    childList: z.array(permissionNode)
+  })
+)
+
+export function registerPermissionRoutes(api: Api): void {
+  defineRoute(
+    api,
+    '/api/v1/userPermission',
+    {
+      tag: 'user',
+      summary: "The application's permission tree, each node checked when the account holds it",
+      body: z.object({ appPermissionCode: requiredText('appPermissionCode', { max: 64 }) }),
+      auth: true,
+      response: z.object({ bodyList: z.array(permissionNode) })
+    },
+    async ({ body, auth }) => {
+      // Only the application code (the tree's root) names a tree; tool codes do not.
+      const root = permissionTemplate()
+      if (body.appPermissionCode !== root.permissionCode) throw new ApiError(40000001, 'appPermissionCode 不存在')
+      return { bodyList: permissionTreeFor(root, auth.account.permissionCodes) }
+    }
+  )
+}

@@ -1,0 +1,22 @@
+import { etag } from 'hono/etag'
+import type { Api } from '../http/api.js'
+import { CONFIG_FILE_NAMES, type ConfigFiles } from './config-files.js'
+
+export function registerConfigFileRoutes(api: Api, files: ConfigFiles): void {
+  for (const name of CONFIG_FILE_NAMES) {
+    const path = `/config/${name}`
+    api.docs.push({
+      method: 'get',
+      path,
+      tag: 'config',
+      summary: `Site config ${name} (overridable from DATA_DIR/config/${name}); query t is ignored`,
+      auth: false,
+      contentType: 'application/json'
+    })
+    // The client adds ?t=<timestamp> to bust caches; ETag still saves the body when unchanged.
+    api.app.get(path, etag(), async (c) => {
+      const file = await files.read(name)
+      return c.body(file.text, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' })
+    })
+  }
+}

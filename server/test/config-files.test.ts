@@ -1,0 +1,66 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { useHarness } from './helpers/database-hooks.js'
+
+const ctx = useHarness()
+
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const res = await ctx.h.app.request(path, { headers })
+  return { res, text: await res.text() }
+}
+
+describe('config files', () => {
+  it('serves system.json with every permission code, no-cache, ignoring ?t', async () => {
+    const { res, text } = await get(`/config/system.json?t=${Date.now()}`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(res.headers.get('cache-control')).toBe('no-cache')
+    const system = JSON.parse(text)
+    expect(system.siteName).toBe('灵犀')
+    expect(system.permissionCodes.AI_TOOLS_CHAT).toEqual({ icon: 'chat', path: '/chat', permissionName: 'AI对话' })
+    expect(system.permissionCodes.AI_TOOLS_SD).toEqual({ icon: 'painting', path: '/sd', permissionName: 'SD绘画' })
+    expect(system.permissionCodes.AI_TOOLS_ORDER_PLATFORM_QUALITY).toEqual({ icon: 'quality', path: '/miracleOrders', permissionName: '优质接单平台' })
+    expect(Object.keys(system.permissionCodes)).toHaveLength(10)
+    expect(system.pathMap.production['/mjHelper']).toBe('AI_TOOLS_PAINTING')
+  })
+
+  it('serves chatConfig.json and MJHelper.json', async () => {
+    const chat = JSON.parse((await get('/config/chatConfig.json?t=1')).text)
+    expect(chat.defaultModel).toBe('lingxi-demo')
+    expect(chat.models[0]).toMatchObject({ id: 'lingxi-demo', provider: 'demo' })
+    const mj = JSON.parse((await get('/config/MJHelper.json')).text)
+    expect(mj.categories.length).toBeGreaterThanOrEqual(5)
+    for (const category of mj.categories) {
+      expect(category.items.length).toBeGreaterThanOrEqual(8)
+      for (const item of category.items) expect(item).toEqual({ label: expect.any(String), value: expect.any(String) })
+    }
+  })
+
+  it('answers 304 to a matching ETag', async () => {
+    const { res } = await get('/config/system.json')
+    const etag = res.headers.get('etag')
+    expect(etag).toBeTruthy()
+    expect((await get('/config/system.json?t=2', { 'If-None-Match': etag! })).res.status).toBe(304)
+  })
+
+  it('serves the operator override from DATA_DIR/config, and the default when it is broken', async () => {
+    const dir = join(ctx.h.config.dataDir, 'config')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'chatConfig.json'), JSON.stringify({ models: [], defaultModel: 'mine' }))
+    expect(JSON.parse((await get('/config/chatConfig.json')).text).defaultModel).toBe('mine')
+    // The other files keep their defaults.
+    expect(JSON.parse((await get('/config/system.json')).text).siteName).toBe('灵犀')
+
+    writeFileSync(join(dir, 'chatConfig.json'), '{ broken')
+    expect(JSON.parse((await get('/config/chatConfig.json')).text).defaultModel).toBe('lingxi-demo')
+    expect(ctx.h.logger.entries.some((e) => e.level === 'error' && String(e.fields?.file).endsWith('chatConfig.json'))).toBe(true)
+  })
+
+  it('serves nothing else under /config', async () => {
+    for (const path of ['/config/permission-tree.json', '/config/../package.json', '/config/']) {
+      const { res } = await get(path)
+      expect(res.status, path).toBe(404)
+    }
+  })
+})
