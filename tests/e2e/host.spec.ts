@@ -185,3 +185,42 @@ test.describe('on a phone', () => {
     await shot(page, info, 'profile drawer (phone)')
   })
 })
+
+test.describe('an allowlisted review account', () => {
+  let reviewServer: LingxiServer
+  test.beforeAll(async () => {
+    reviewServer = await startServer({ LOGIN_WITHOUT_CODE_PHONES: '13200132000' })
+  })
+  test.afterAll(async () => {
+    await reviewServer?.stop()
+  })
+
+  test('logs in straight from 获取验证码, no code sent', async ({ page }) => {
+    await page.goto(reviewServer.url + '/')
+    await page.getByRole('banner').getByRole('button', { name: '登录' }).click()
+    const dialog = page.getByRole('dialog', { name: '手机号登录' })
+    await dialog.getByLabel('手机号').fill('13200132000')
+    await dialog.getByRole('checkbox').check()
+    await dialog.getByRole('button', { name: '获取验证码' }).click()
+    await expect(page.getByText('登录成功！')).toBeVisible()
+    await expect(page.getByRole('banner').getByTestId('header-phone')).toHaveText('132****2000')
+    expect(reviewServer.output().some((l) => l.startsWith('[sms]'))).toBe(false)
+  })
+})
+
+test('the account menu works from the keyboard', async ({ page }) => {
+  await page.goto(server.url + '/')
+  await loginAs(page, '13100131000')
+  const trigger = page.getByRole('banner').getByRole('button', { name: /131\*\*\*\*1000/ })
+  await trigger.focus()
+  await page.keyboard.press('Enter')
+  await expect(page.getByRole('menuitem', { name: '个人信息' })).toBeFocused()
+  await page.keyboard.press('ArrowDown')
+  await expect(page.getByRole('menuitem', { name: '个人中心' })).toBeFocused()
+  await page.keyboard.press('ArrowUp')
+  await page.keyboard.press('ArrowUp')
+  await expect(page.getByRole('menuitem', { name: '退出登录' })).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole('menu')).toHaveCount(0)
+  await expect(trigger).toBeFocused()
+})

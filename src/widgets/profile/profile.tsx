@@ -32,10 +32,25 @@ export function Profile(_: ElementProps) {
     if (!user) setPanelOpen(false)
   }, [user])
 
+  // A menu opened from the keyboard or the mouse starts on its first item (WAI-ARIA menu button).
+  useEffect(() => {
+    if (menuOpen) rootRef.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus()
+  }, [menuOpen])
+
   if (!user) return null
 
   function handleMenuKey(event: KeyboardEvent) {
-    if (event.key === 'Escape') setMenuOpen(false)
+    if (!menuOpen) return
+    const items = [...(rootRef.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])]
+    const at = items.indexOf((rootRef.current?.getRootNode() as Document | ShadowRoot | undefined)?.activeElement as HTMLElement)
+    if (event.key === 'Escape' || event.key === 'Tab') {
+      setMenuOpen(false)
+      if (event.key === 'Escape') rootRef.current?.querySelector<HTMLElement>('[part=trigger]')?.focus()
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault()
+      const next = (at + (event.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length
+      items[next]?.focus()
+    }
   }
 
   function pick(action: () => void) {

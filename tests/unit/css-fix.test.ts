@@ -1,0 +1,25 @@
+// @ts-expect-error -- a build script in plain JS
+import { fixShadowProperties } from '../../scripts/css-fix.mjs'
+import { css } from '../../src/styles/generated'
+
+const tailwindOutput =
+  '@layer properties{@supports (((-webkit-hyphens:none)) and (not (margin-trim:inline))) or ((-moz-orient:inline) and (not (color:rgb(from red r g b)))){*,:before,:after,::backdrop{--tw-shadow:0 0 #0000;--tw-ring-shadow:0 0 #0000}}}' +
+  '.shadow-lg{box-shadow:var(--tw-shadow)}' +
+  '@property --tw-shadow{syntax:"*";inherits:false;initial-value:0 0 #0000}'
+
+describe('the @property fix for shadow roots', () => {
+  it('makes the initial values unconditional, matches :host, and drops @property', () => {
+    const fixed: string = fixShadowProperties(tailwindOutput)
+    expect(fixed).toBe('@layer properties{:host,*,:before,:after,::backdrop{--tw-shadow:0 0 #0000;--tw-ring-shadow:0 0 #0000}}.shadow-lg{box-shadow:var(--tw-shadow)}')
+  })
+
+  it('leaves CSS without the block alone', () => {
+    expect(fixShadowProperties('.a{color:red}')).toBe('.a{color:red}')
+  })
+
+  it('was applied to the stylesheet the widgets adopt', () => {
+    expect(css).not.toContain('@property')
+    expect(css).not.toMatch(/@layer properties\{@supports/)
+    expect(css).toContain('@layer properties{:host,*')
+  })
+})
