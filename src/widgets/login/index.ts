@@ -1,2 +1,2 @@
 export { Login, type LoginProps } from './login'
-export { LoginDialog } from './login-dialog'
+export { LoginDialog } from '../../ui/login/login-dialog'

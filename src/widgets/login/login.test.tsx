@@ -67,3 +67,20 @@ describe('<lingxi-login>', () => {
     expect(shadow(el).querySelector('input[type=checkbox]')).toBeNull()
   })
 })
+
+describe('several login elements on one page', () => {
+  it('show one dialog, and the next one takes over when its owner leaves', async () => {
+    await import('./login.element')
+    const a = document.createElement('lingxi-login')
+    const b = document.createElement('lingxi-login')
+    document.body.append(a, b)
+    $loginOpen.set('login')
+    await new Promise((r) => setTimeout(r, 50))
+    const dialogs = () => [a, b].map((el) => el.shadowRoot!.querySelector('dialog[open]'))
+    expect(dialogs().filter(Boolean)).toHaveLength(1)
+    a.remove()
+    await vi.waitFor(() => expect(b.shadowRoot!.querySelector('dialog[open]')).not.toBeNull())
+    document.body.innerHTML = ''
+    $loginOpen.set(false)
+  })
+})

@@ -1,7 +1,7 @@
 import { useStore } from '@nanostores/react'
 import { $user, openLogin } from '../../core'
 import type { ElementProps } from '../../ui/define'
-import { LoginDialog } from './login-dialog'
+import { LoginDialog } from '../../ui/login/login-dialog'
 
 export interface LoginProps extends ElementProps {
   /** Also render a 登录 button while logged out (for pages without a header of their own). */

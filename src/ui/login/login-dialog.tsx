@@ -1,4 +1,5 @@
 import { useStore } from '@nanostores/react'
+import { atom } from 'nanostores'
 import { useEffect, useRef, useState } from 'react'
 import {
   $loginOpen,
@@ -8,29 +9,47 @@ import {
   maskPhone,
   modifyPhone,
   notifyError,
+  shared,
   sendModifyPhoneCode,
   sendSmsCode,
   toast,
   type CountryEntry,
 } from '../../core'
-import { getBoot } from '../../ui/boot'
-import { Dialog } from '../../ui/dialog'
-import { Icon } from '../../ui/icons'
-import { SM, useMedia } from '../../ui/use-media'
+import { getBoot } from '../boot'
+import { Dialog } from '../dialog'
+import { Icon } from '../icons'
+import { SM, useMedia } from '../use-media'
 import { CountryPicker } from './country-picker'
 
 const CHINA: CountryEntry = { countryName: '中国', countryPinyin: 'zhongguo', phoneCode: '86', countryCode: 'CN' }
 const CODE_LENGTH = 4
 const RESEND_SECONDS = 60
 
+// Every widget that can ask for a login renders a LoginDialog; the first one mounted on the page
+// owns it, so a refused token seen by several widgets still opens exactly one dialog.
+const $owners = shared('ui.loginDialog.owners', () => atom<number[]>([]))
+const seq = shared('ui.loginDialog.seq', () => ({ n: 0 }))
+
+function useIsOwner(): boolean {
+  const [id] = useState(() => ++seq.n)
+  const owners = useStore($owners)
+  useEffect(() => {
+    $owners.set([...$owners.get(), id])
+    return () => $owners.set($owners.get().filter((o) => o !== id))
+  }, [id])
+  return owners[0] === id
+}
+
 /**
  * The two-step phone login (and, with `$loginOpen` = 'modify-phone', the change-phone flow):
- * a modal from 640 px up, a bottom drawer below.
+ * a modal from 640 px up, a bottom drawer below. Only one per page is ever shown.
  */
 export function LoginDialog() {
+  const owner = useIsOwner()
   const mode = useStore($loginOpen)
   const wide = useMedia(SM)
   const modify = mode === 'modify-phone'
+  if (!owner) return null
   return (
     <Dialog
       open={mode !== false}
