@@ -69,6 +69,7 @@ lingxi.ready = (async () => {
     const m = await commands()
     for (const cmd of queued) await m.run(cmd)
   }
+  dispatchEvent(new CustomEvent('lingxi-ready'))
 })()
 ;(window as unknown as { lingxi: Lingxi }).lingxi = lingxi
 

@@ -15,7 +15,7 @@ import {
   toast,
   type CountryEntry,
 } from '../../core'
-import { getBoot } from '../boot'
+import { siteHref } from '../boot'
 import { Dialog } from '../dialog'
 import { Icon } from '../icons'
 import { SM, useMedia } from '../use-media'
@@ -251,7 +251,7 @@ function LoginForm({ modify }: { modify: boolean }) {
             />
             <span>
               我已阅读并同意
-              <a href={`${getBoot().siteUrl ?? ''}/license.html`} target="_blank" rel="noopener" className="text-primary hover:underline">
+              <a href={siteHref('/license.html')} target="_blank" rel="noopener" className="text-primary hover:underline">
                 《灵犀服务条款》
               </a>
             </span>

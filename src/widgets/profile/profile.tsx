@@ -1,7 +1,7 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useRef, useState } from 'react'
 import { $loginOpen, $menu, $user, confirm, copyText, formatCount, logout, maskPhone, type LoginUser, type MenuItem } from '../../core'
-import { getBoot } from '../../ui/boot'
+import { siteHref } from '../../ui/boot'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
 import { Icon } from '../../ui/icons'
@@ -77,7 +77,7 @@ export function Profile(_: ElementProps) {
       {menuOpen && (
         <div role="menu" aria-label="账号菜单" className="absolute right-0 top-12 z-20 w-44 py-1 rounded-xl border border-line bg-surface shadow-2xl lx-fade-in">
           <MenuButton icon="user" label="个人信息" onClick={() => pick(() => setPanelOpen(true))} />
-          <MenuLink icon="center" label="个人中心" href={siteLink('/usercenter?id=general')} onClick={() => setMenuOpen(false)} />
+          <MenuLink icon="center" label="个人中心" href={siteHref('/usercenter?id=general')} onClick={() => setMenuOpen(false)} />
           <MenuButton icon="phone" label="修改手机号" onClick={() => pick(() => $loginOpen.set('modify-phone'))} />
           <MenuButton icon="logout" label="退出登录" onClick={() => pick(handleLogout)} />
         </div>
@@ -89,10 +89,6 @@ export function Profile(_: ElementProps) {
 
 async function handleLogout() {
   if (await confirm({ title: '退出登录', message: '确定要退出当前账号吗？', confirmText: '退出' })) await logout()
-}
-
-function siteLink(path: string) {
-  return `${getBoot().siteUrl ?? ''}${path}`
 }
 
 function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => void; user: LoginUser }) {
@@ -138,7 +134,7 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
           <ul className="grid grid-cols-2 gap-2">
             {tools.map((t) => (
               <li key={t.permissionCode}>
-                <a href={siteLink(t.path)} onClick={onClose} className="flex items-center gap-2 h-10 px-3 rounded-lg border border-line hover:border-primary hover:text-primary">
+                <a href={siteHref(t.path)} onClick={onClose} className="flex items-center gap-2 h-10 px-3 rounded-lg border border-line hover:border-primary hover:text-primary">
                   <Icon name={t.icon} className="size-4" />
                   <span className="truncate text-sm">{t.permissionName}</span>
                 </a>
@@ -148,7 +144,7 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
         </nav>
       )}
       <div className="mt-5 flex flex-col gap-2">
-        <a href={siteLink('/usercenter?id=general')} onClick={onClose} className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised">
+        <a href={siteHref('/usercenter?id=general')} onClick={onClose} className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised">
           <Icon name="center" className="size-4 text-muted" /> 个人中心
         </a>
         <button type="button" onClick={() => { onClose(); $loginOpen.set('modify-phone') }} className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised text-left">
