@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup'
 // npm build: ESM + .d.ts for React apps. React, react-dom and the runtime dependencies stay
 // external (never aliased to preact here).
 export default defineConfig({
-  entry: { index: 'src/npm/index.ts', core: 'src/core/index.ts' },
+  entry: { index: 'src/npm/index.tsx', core: 'src/core/index.ts' },
   outDir: 'dist/npm',
   format: ['esm'],
   dts: true,
