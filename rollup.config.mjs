@@ -48,6 +48,9 @@ export default [
       sourcemap: true,
     },
     plugins: plugins(),
+    // src/core is side-effect free (stores are created on first use through shared()), so an
+    // element only carries the core modules it really uses — login must not pay for chat.
+    treeshake: { moduleSideEffects: (id) => !/[\\/]src[\\/]core[\\/]|[\\/]eventsource-parser[\\/]/.test(id) },
     onwarn(warning, warn) {
       if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return
       warn(warning)

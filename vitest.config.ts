@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'preact',
-          include: ['src/widgets/**/*.test.tsx', 'src/host/**/*.test.tsx'],
+          include: ['src/widgets/**/*.test.tsx', 'src/host/**/*.test.tsx', 'src/ui/**/*.test.tsx'],
           // let the aliases reach the libraries that import react themselves
           server: { deps: { inline: ['@r2wc/react-to-web-component', '@r2wc/core', '@nanostores/react'] } },
         },

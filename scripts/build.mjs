@@ -1,7 +1,8 @@
 // `npm run build`: CSS → CDN bundles and host site (rollup) → npm package (tsup) → server (tsup).
 // Writes dist/.stamp last, which `npm start` compares with the sources to decide on a rebuild.
 import { execSync } from 'node:child_process'
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -20,6 +21,13 @@ step('cdn + site', () => {
   run('npx rollup -c --silent', { NODE_ENV: 'production' })
   mkdirSync(join(root, 'dist/site'), { recursive: true })
   cpSync(join(root, 'src/host/public'), join(root, 'dist/site'), { recursive: true })
+})
+// KaTeX's fonts, registered on the page by the maths chunk from <cdnBase>fonts/katex/ (never a CDN)
+step('katex fonts', () => {
+  const from = join(dirname(createRequire(import.meta.url).resolve('katex/package.json')), 'dist/fonts')
+  const to = join(root, 'dist/cdn/fonts/katex')
+  mkdirSync(to, { recursive: true })
+  for (const file of readdirSync(from)) if (file.endsWith('.woff2')) copyFileSync(join(from, file), join(to, file))
 })
 step('manifest', () => run('node scripts/manifest.mjs'))
 step('npm', () => run('npx tsup --silent'))

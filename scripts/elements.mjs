@@ -5,6 +5,8 @@ export const elements = [
   { tag: 'lingxi-login', file: 'login', entry: 'src/widgets/login/login.element.ts' },
   { tag: 'lingxi-profile', file: 'profile', entry: 'src/widgets/profile/profile.element.ts' },
   { tag: 'lingxi-toaster', file: 'toaster', entry: 'src/widgets/toaster/toaster.element.ts' },
+  { tag: 'lingxi-chat', file: 'chat', entry: 'src/widgets/chat/chat.element.ts' },
+  { tag: 'lingxi-roles', file: 'roles', entry: 'src/widgets/roles/roles.element.ts' },
 ]
 
 /** Every ES module entry of the CDN build: the elements plus the loader's command runner. */

@@ -68,3 +68,8 @@ export const CODE_PAINTING = 'AI_TOOLS_PAINTING'
 export const CODE_SD = 'AI_TOOLS_SD'
 export const CODE_ORDER_PLATFORM = 'AI_TOOLS_ORDER_PLATFORM'
 export const CODE_ORDER_PLATFORM_QUALITY = 'AI_TOOLS_ORDER_PLATFORM_QUALITY'
+
+/** detail `{path, topicId?}`: a widget asks the page to go somewhere (the host page routes it). */
+export const EVENT_NAVIGATE = 'lingxi-navigate'
+/** detail `{command}`: the page's own controls drive the chat widgets (host header on phones). */
+export const EVENT_CHAT_COMMAND = 'lingxi-chat-command'

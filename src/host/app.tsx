@@ -1,6 +1,19 @@
 import { useStore } from '@nanostores/react'
 import { Suspense, lazy, useEffect, useRef, useState } from 'react'
-import { $menu, $permissionTree, $systemConfig, $token, $user, activeMenuCode, guardRedirect, openLogin, type MenuItem } from '../core'
+import {
+  $menu,
+  $permissionTree,
+  $systemConfig,
+  $token,
+  $user,
+  activeMenuCode,
+  EVENT_CHAT_COMMAND,
+  EVENT_NAVIGATE,
+  guardRedirect,
+  openLogin,
+  type ChatCommand,
+  type MenuItem,
+} from '../core'
 import '../widgets/login/login.element'
 import '../widgets/profile/profile.element'
 import type { ElementProps } from '../ui/define'
@@ -13,6 +26,8 @@ const EntryScreen = lazy(() => import('./screens/entry'))
 const ToolScreen = lazy(() => import('./screens/tool'))
 const UserCenterScreen = lazy(() => import('./screens/user-center'))
 const NotFoundScreen = lazy(() => import('./screens/not-found'))
+const ChatScreen = lazy(() => import('./screens/chat'))
+const RolesScreen = lazy(() => import('./screens/roles'))
 
 /**
  * @summary The full Lingxi site: header, menu (sidebar on desktop, bottom bar on phones), footer
@@ -47,17 +62,32 @@ export function App(_: ElementProps) {
     else mainRef.current?.focus({ preventScroll: true })
   }, [pathname])
 
+  // Widgets ask for another page with lingxi-navigate (e.g. 开始对话 on a role opens /chat).
+  useEffect(() => {
+    const go = (event: CustomEvent<{ path?: unknown } | null>) => {
+      const path = event.detail?.path
+      if (typeof path === 'string' && path.startsWith('/') && !path.startsWith('//')) navigate(path)
+    }
+    addEventListener(EVENT_NAVIGATE, go as EventListener)
+    return () => removeEventListener(EVENT_NAVIGATE, go as EventListener)
+  }, [])
+
   const active = config ? activeMenuCode(pathname, menu, config) : null
+  // The chat fills the page area below the header (64) and above the bottom bar (50 + its 1 px
+  // border): no page scroll, the messages scroll inside.
+  const chat = route?.widget === 'chat'
 
   return (
     <div className="min-h-dvh bg-bg text-ink flex flex-col">
       <header className="sticky top-0 z-30 h-16 shrink-0 flex items-center gap-3 px-4 md:px-6 border-b border-line bg-bg/90 backdrop-blur">
         <a href="/" className="flex items-center gap-2 font-semibold text-lg" aria-label="灵犀首页">
           <Logo />
-          <span>灵犀</span>
+          {/* On a phone's /chat the chat buttons need the room. */}
+          <span className={chat && token && !desktop ? 'sr-only' : ''}>灵犀</span>
           <span className="hidden sm:inline text-xs font-normal text-muted mt-1">AI 工具箱</span>
         </a>
         <div className="ml-auto flex items-center gap-2">
+          {chat && token && !desktop && <ChatButtons />}
           {user ? (
             <lingxi-profile />
           ) : (
@@ -77,13 +107,17 @@ export function App(_: ElementProps) {
           <main
             ref={mainRef}
             tabIndex={-1}
-            className="flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0"
+            className={
+              chat
+                ? 'outline-none min-h-0 h-[calc(100dvh-115px-env(safe-area-inset-bottom))] md:h-[calc(100dvh-64px)]'
+                : 'flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0'
+            }
           >
             <Suspense fallback={<Spinner label="页面加载中" />}>
               <Screen route={route} search={search} />
             </Suspense>
           </main>
-          {desktop && <Footer />}
+          {desktop && !chat && <Footer />}
         </div>
       </div>
       {!desktop && <BottomBar menu={menu} active={active} pathname={pathname} />}
@@ -102,8 +136,39 @@ function Screen({ route, search }: { route: RouteInfo | null; search: string }) 
     case 'notFound':
       return <NotFoundScreen />
     default:
+      if (route.widget === 'chat') return <ChatScreen />
+      if (route.widget === 'roles') return <RolesScreen />
       return <ToolScreen route={route} />
   }
+}
+
+const chatButtons: [ChatCommand, string, string][] = [
+  ['topics', '话题列表', 'M4 6h16 M4 12h16 M4 18h10'],
+  ['settings', '对话设置', 'M4 7h9 M17 7h3 M4 17h3 M11 17h9 M15 5v4 M9 15v4'],
+  ['clear', '清空对话', 'M8 20h12 M4.5 15.5l9-9 5 5-9 9H8z M9 11l5 5'],
+  ['bottom', '回到底部', 'M12 5v14 M6 13l6 6 6-6'],
+]
+
+/** The phone header's chat controls (spec): the chat element listens for lingxi-chat-command. */
+function ChatButtons() {
+  return (
+    <div className="flex items-center" role="group" aria-label="对话操作">
+      {chatButtons.map(([command, label, d]) => (
+        <button
+          key={command}
+          type="button"
+          aria-label={label}
+          title={label}
+          onClick={() => dispatchEvent(new CustomEvent(EVENT_CHAT_COMMAND, { detail: { command } }))}
+          className="size-9 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
+        >
+          <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+            <path d={d} />
+          </svg>
+        </button>
+      ))}
+    </div>
+  )
 }
 
 function visible(menu: MenuItem[]) {

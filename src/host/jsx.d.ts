@@ -9,6 +9,8 @@ declare module 'react' {
       'lingxi-login': LingxiTag
       'lingxi-profile': LingxiTag
       'lingxi-toaster': LingxiTag
+      'lingxi-chat': LingxiTag
+      'lingxi-roles': LingxiTag
     }
   }
 }

@@ -21,6 +21,12 @@ describe('matchRoute', () => {
     expect(matchRoute('/chatx')).toBeNull()
   })
 
+  it('shows /chat and /role with their elements, the other tools as coming', () => {
+    expect(matchRoute('/chat')?.widget).toBe('chat')
+    expect(matchRoute('/role')?.widget).toBe('roles')
+    expect(routes.filter((r) => r.widget).map((r) => r.path)).toEqual(['/chat', '/role'])
+  })
+
   it('gives every tool route a permission code, a title and a blurb', () => {
     for (const r of routes.filter((r) => r.kind === 'tool')) {
       expect(r.code).toMatch(/^AI_TOOLS_/)

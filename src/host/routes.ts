@@ -7,6 +7,8 @@ export interface RouteInfo {
   icon: string
   blurb: string
   kind: 'entry' | 'tool' | 'usercenter' | 'notFound'
+  /** The element that shows the tool, loaded when the route is first shown (none: 即将上线). */
+  widget?: 'chat' | 'roles'
 }
 
 const tool = (path: string, title: string, code: string, icon: string, blurb: string): RouteInfo => ({
@@ -20,8 +22,8 @@ const tool = (path: string, title: string, code: string, icon: string, blurb: st
 
 export const routes: RouteInfo[] = [
   { path: '/', title: '灵犀 AI 工具箱', icon: 'home', blurb: '', kind: 'entry' },
-  tool('/chat', 'AI对话', 'AI_TOOLS_CHAT', 'chat', '与多种大模型流式对话，可置顶、重命名话题，记住上下文。'),
-  tool('/role', '角色库', 'AI_TOOLS_ROLE', 'role', '从数十个中文角色中挑选一位，一键开始角色对话。'),
+  { ...tool('/chat', 'AI对话', 'AI_TOOLS_CHAT', 'chat', '与多种大模型流式对话，可置顶、重命名话题，记住上下文。'), widget: 'chat' },
+  { ...tool('/role', '角色库', 'AI_TOOLS_ROLE', 'role', '从数十个中文角色中挑选一位，一键开始角色对话。'), widget: 'roles' },
   tool('/mj', 'AI绘画', 'AI_TOOLS_PAINTING', 'painting', '输入中文或英文描述，生成四宫格，放大、变体、平移。'),
   tool('/sd', 'SD绘画', 'AI_TOOLS_SD', 'painting', 'Stable Diffusion 文生图，参数尽在掌握。'),
   tool('/mjHelper', '绘画助手', 'AI_TOOLS_PAINTING', 'spark', '点选中文词汇，拼出专业的 Midjourney 提示词。'),

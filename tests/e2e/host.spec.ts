@@ -1,4 +1,5 @@
 import { expect, test, type Page, type TestInfo } from '@playwright/test'
+import { loginAs as login, shot } from './helpers'
 import { startServer, type LingxiServer } from './server'
 
 // The walking skeleton, as a person meets it on the host page: log in with an SMS code, see the
@@ -14,26 +15,7 @@ test.afterAll(async () => {
   await server?.stop()
 })
 
-async function shot(page: Page, info: TestInfo, name: string) {
-  await info.attach(name, { body: await page.screenshot({ fullPage: false }), contentType: 'image/png' })
-}
-
-async function loginAs(page: Page, phone: string, info?: TestInfo) {
-  const dialog = page.getByRole('dialog', { name: '手机号登录' })
-  if (!(await dialog.isVisible())) await page.getByRole('banner').getByRole('button', { name: '登录' }).click()
-  await expect(dialog).toBeVisible()
-  await dialog.getByLabel('手机号').fill(phone)
-  await dialog.getByRole('checkbox').check()
-  const mark = server.output().length
-  await dialog.getByRole('button', { name: '获取验证码' }).click()
-  await expect(dialog.getByTestId('masked-phone')).toHaveText(`+86 ${phone.slice(0, 3)}****${phone.slice(-4)}`)
-  if (info) await shot(page, info, 'login step 2')
-  const code = await server.smsCode(phone, mark)
-  await dialog.getByLabel('验证码').fill(code)
-  await dialog.getByRole('button', { name: '登录', exact: true }).click()
-  await expect(page.getByText('登录成功！')).toBeVisible()
-  await expect(dialog).toBeHidden()
-}
+const loginAs = (page: Page, phone: string, info?: TestInfo) => login(page, server, phone, info)
 
 test('a visitor sees the entry page, the default menu and a login button', async ({ page }, info) => {
   await page.goto(server.url + '/')

@@ -1,0 +1,65 @@
+import katex from 'katex'
+import { getBoot } from '../boot'
+import { katexCss, katexFonts } from './katex-css'
+import { sanitize } from './sanitize'
+import { adoptCss } from './styles'
+
+// Maths, loaded only when an answer has some. KaTeX runs untrusted (no \href, \url,
+// \includegraphics, \html*), its output is sanitised, its stylesheet is adopted into the shadow
+// root, and its fonts come from Lingxi's own CDN (dist/cdn/fonts/katex/, copied by the build).
+
+const registered = new WeakSet<Document>()
+
+/** The CDN folder the loader recorded (the element chunks' folder), else /cdn/ on this origin. */
+export function cdnBase(): string {
+  const base = getBoot().cdnBase || '/cdn/'
+  return base.endsWith('/') ? base : `${base}/`
+}
+
+/**
+ * Registers KaTeX's fonts on the document once. Browsers do not load `@font-face` declared inside
+ * a shadow root, but faces in `document.fonts` serve every tree of the page; each file is fetched
+ * only when some text needs it.
+ */
+export function registerFonts(doc: Document): void {
+  if (registered.has(doc)) return
+  registered.add(doc)
+  const FontFaceCtor = (doc.defaultView as (Window & typeof globalThis) | null)?.FontFace
+  if (!FontFaceCtor || !doc.fonts) return
+  const base = new URL(`${cdnBase()}fonts/katex/`, doc.baseURI).href
+  for (const [family, file, weight, style] of katexFonts) {
+    try {
+      doc.fonts.add(new FontFaceCtor(family, `url(${base}${file}.woff2) format("woff2")`, { weight, style, display: 'swap' }))
+    } catch {
+      // a font that cannot be declared just falls back to the system serif
+    }
+  }
+}
+
+/** Renders TeX to sanitised nodes of `doc` (a KaTeX error shows the source, in the error colour). */
+export function renderTex(tex: string, display: boolean, doc: Document): DocumentFragment {
+  const html = katex.renderToString(tex, {
+    displayMode: display,
+    throwOnError: false,
+    trust: false,
+    strict: 'ignore',
+    output: 'htmlAndMathml',
+    maxSize: 50,
+    maxExpand: 500,
+    errorColor: '#f5595b',
+  })
+  return sanitize(html, doc, 'math')
+}
+
+/** Fills maths placeholders (`.lx-math` holding TeX source) with KaTeX's rendering. */
+export function renderMath(placeholders: Iterable<Element>): void {
+  for (const el of placeholders) {
+    if (el.hasAttribute('data-done')) continue
+    const doc = el.ownerDocument
+    registerFonts(doc)
+    adoptCss(el, 'katex', katexCss)
+    const tex = el.textContent ?? ''
+    el.replaceChildren(renderTex(tex, el.classList.contains('lx-math-display'), doc))
+    el.setAttribute('data-done', '')
+  }
+}

@@ -1,0 +1,109 @@
+import { useLayoutEffect, useRef, useState, type RefObject } from 'react'
+import { MAX_MESSAGE_LENGTH } from '../../core'
+import { getBoot } from '../../ui/boot'
+import { composingEnter } from './dom'
+import { Glyph } from './glyphs'
+
+/** From here on the composer shows how many characters are left. */
+const COUNTER_FROM = MAX_MESSAGE_LENGTH - 2000
+
+export interface ComposerProps {
+  /** A reply is under way: the stop button replaces send, Enter sends nothing. */
+  busy: boolean
+  /** Resolves false when the question did not go through (the text comes back). */
+  onSend: (text: string) => Promise<boolean> | boolean
+  onStop: () => void
+  /** Shown above the field (e.g. the allowance is used up). */
+  notice?: string | null
+  inputRef?: RefObject<HTMLTextAreaElement | null>
+}
+
+/**
+ * The question field: grows with its text up to about 8 lines; Enter sends, Shift+Enter breaks
+ * the line, and Enter that confirms an IME composition (pinyin) never sends.
+ */
+export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerProps) {
+  const [text, setText] = useState('')
+  const own = useRef<HTMLTextAreaElement>(null)
+  const field = inputRef ?? own
+  const composing = useRef(false)
+  const length = text.trim().length
+  const canSend = !busy && length > 0 && length <= MAX_MESSAGE_LENGTH
+
+  useLayoutEffect(() => {
+    const el = field.current
+    if (!el) return
+    el.style.height = 'auto'
+    el.style.height = `${el.scrollHeight}px`
+  }, [text])
+
+  async function submit() {
+    if (!canSend) return
+    const value = text
+    setText('')
+    field.current?.focus()
+    const sent = await onSend(value.trim())
+    // Not sent: the question comes back unless something new was typed meanwhile.
+    if (!sent) setText((now) => (now ? now : value))
+  }
+
+  function handleKeyDown(event: KeyboardEvent) {
+    if (event.key !== 'Enter' || event.shiftKey || event.altKey) return
+    // An IME confirms its candidate with Enter: that Enter only ends the composition.
+    if (composingEnter(event) || composing.current) return
+    event.preventDefault()
+    void submit()
+  }
+
+  return (
+    <div className="shrink-0 px-3 pt-2 pb-3 md:px-4">
+      <div className="max-w-3xl mx-auto">
+        {notice && (
+          <p role="alert" className="mb-2 flex flex-wrap items-center gap-x-2 rounded-lg border border-primary/40 bg-primary/10 px-3 py-2 text-sm">
+            <span>{notice}</span>
+            <a href={`${getBoot().siteUrl ?? ''}/usercenter?id=card`} className="text-primary underline">
+              去充值
+            </a>
+          </p>
+        )}
+        <div className="flex items-end gap-2 rounded-2xl border border-line bg-surface p-2 pl-3 focus-within:border-primary">
+          <textarea
+            ref={field}
+            rows={1}
+            value={text}
+            data-testid="composer"
+            aria-label="输入消息"
+            placeholder="输入消息，Enter 发送，Shift+Enter 换行"
+            onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+            onKeyDown={handleKeyDown as never}
+            onCompositionStart={() => (composing.current = true)}
+            onCompositionEnd={() => (composing.current = false)}
+            className="flex-1 min-w-0 max-h-[184px] resize-none overflow-y-auto bg-transparent py-1.5 leading-[22px] text-ink placeholder:text-muted outline-none"
+          />
+          {busy ? (
+            <button type="button" aria-label="停止生成" title="停止生成" onClick={onStop} className="size-9 shrink-0 grid place-items-center rounded-xl bg-raised text-ink hover:text-primary">
+              <Glyph name="stop" className="size-4 fill-current" />
+            </button>
+          ) : (
+            <button
+              type="button"
+              aria-label="发送"
+              title="发送"
+              disabled={!canSend}
+              onClick={() => void submit()}
+              className="size-9 shrink-0 grid place-items-center rounded-xl bg-primary text-primary-ink disabled:opacity-40 enabled:hover:brightness-110"
+            >
+              <Glyph name="send" className="size-5" />
+            </button>
+          )}
+        </div>
+        {length >= COUNTER_FROM && (
+          <p aria-live="polite" className={`mt-1 text-right text-xs ${length > MAX_MESSAGE_LENGTH ? 'text-danger' : 'text-muted'}`}>
+            {length} / {MAX_MESSAGE_LENGTH}
+            {length > MAX_MESSAGE_LENGTH && '，超出字数上限'}
+          </p>
+        )}
+      </div>
+    </div>
+  )
+}

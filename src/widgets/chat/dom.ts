@@ -1,0 +1,26 @@
+import { useEffect, useState, type RefObject } from 'react'
+
+/**
+ * Whether an Enter keydown belongs to an IME composition (pinyin candidates are confirmed with
+ * Enter): `isComposing`, or keyCode 229 (Safari sends the confirming keydown after
+ * compositionend). Reads the native event under React and under preact alike.
+ */
+export function composingEnter(event: KeyboardEvent): boolean {
+  const native = ((event as unknown as { nativeEvent?: KeyboardEvent }).nativeEvent ?? event) as KeyboardEvent
+  return native.isComposing || native.keyCode === 229
+}
+
+/** Width of an element (0 until measured; never measured during server rendering). */
+export function useWidth(ref: RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(0)
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    setWidth(el.getBoundingClientRect().width)
+    if (typeof ResizeObserver === 'undefined') return
+    const observer = new ResizeObserver(([entry]) => entry && setWidth(entry.contentRect.width))
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [])
+  return width
+}

@@ -1,0 +1,81 @@
+import { useStore } from '@nanostores/react'
+import { useEffect, useRef, useState } from 'react'
+import { $chatConfig, saveTopicConfig, toggleContext, type Topic } from '../../core'
+import { report } from './notice'
+
+/** Model, temperature and context of the active topic, each saved as it changes. */
+export function ChatSettings({ topic }: { topic: Topic | null }) {
+  const config = useStore($chatConfig)
+  const [temperature, setTemperature] = useState(topic?.temperature ?? 0.7)
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+
+  useEffect(() => setTemperature(topic?.temperature ?? 0.7), [topic?.topicId, topic?.temperature])
+  useEffect(() => () => clearTimeout(timer.current), [])
+
+  if (!topic) return <p className="text-sm text-muted">发送第一条消息后即可调整对话设置。</p>
+  const id = topic.topicId
+  const models = config?.models ?? []
+  const known = models.some((m) => m.id === topic.model)
+
+  function handleTemperature(value: number) {
+    setTemperature(value)
+    clearTimeout(timer.current)
+    timer.current = setTimeout(() => saveTopicConfig(id, { temperature: value }).catch(report), 400)
+  }
+
+  const on = topic.contextEnabled === 1
+  return (
+    <div className="flex flex-col gap-5 text-sm">
+      <label className="flex flex-col gap-1.5">
+        <span className="text-muted">模型</span>
+        <select
+          value={topic.model}
+          onChange={(e) => saveTopicConfig(id, { model: (e.target as HTMLSelectElement).value }).catch(report)}
+          className="h-10 px-3 rounded-lg border border-line bg-raised text-ink outline-none focus:border-primary"
+        >
+          {!known && <option value={topic.model}>{topic.model}</option>}
+          {models.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col gap-1.5">
+        <span className="flex justify-between text-muted">
+          <span>温度</span>
+          <span className="text-ink tabular-nums">{temperature.toFixed(1)}</span>
+        </span>
+        <input
+          type="range"
+          min={0}
+          max={2}
+          step={0.1}
+          value={temperature}
+          onInput={(e) => handleTemperature(Number((e.target as HTMLInputElement).value))}
+          className="accent-[var(--color-primary)]"
+        />
+        <span className="flex justify-between text-xs text-muted">
+          <span>严谨</span>
+          <span>发散</span>
+        </span>
+      </label>
+      <div className="flex items-center justify-between gap-4">
+        <span>
+          <span className="block">携带上下文</span>
+          <span className="block text-xs text-muted">开启后，之前的对话会一起发给模型</span>
+        </span>
+        <button
+          type="button"
+          role="switch"
+          aria-checked={on}
+          aria-label="携带上下文"
+          onClick={() => toggleContext(id).catch(report)}
+          className={`relative h-6 w-11 shrink-0 rounded-full transition-colors ${on ? 'bg-primary' : 'bg-raised border border-line'}`}
+        >
+          <span className={`absolute top-0.5 size-5 rounded-full bg-white shadow transition-all ${on ? 'left-[22px]' : 'left-0.5'}`} />
+        </button>
+      </div>
+    </div>
+  )
+}

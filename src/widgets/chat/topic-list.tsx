@@ -1,0 +1,135 @@
+import { useStore } from '@nanostores/react'
+import { memo, useEffect, useRef, useState } from 'react'
+import { $topics, confirm, deleteTopic, groupTopics, MAX_TOPIC_NAME, renameTopic, togglePin, type Topic } from '../../core'
+import { Spinner } from '../../ui/icons'
+import { composingEnter } from './dom'
+import { Glyph, IconButton, RoleAvatar } from './glyphs'
+import { report } from './notice'
+
+interface TopicListProps {
+  activeId: string | null
+  onPick: (topicId: string) => void
+  onNew: () => void
+}
+
+/** The topics, grouped 置顶 / 今天 / 七天内 / 更早, with a new-topic button. */
+export function TopicList({ activeId, onPick, onNew }: TopicListProps) {
+  const topics = useStore($topics)
+  const groups = topics ? groupTopics(topics) : []
+  return (
+    <div className="flex flex-col h-full min-h-0">
+      <div className="p-3 shrink-0">
+        <button
+          type="button"
+          onClick={onNew}
+          className="w-full h-10 flex items-center justify-center gap-2 rounded-lg border border-line text-ink hover:border-primary hover:text-primary"
+        >
+          <Glyph name="plus" />
+          新建对话
+        </button>
+      </div>
+      <nav aria-label="话题列表" className="flex-1 min-h-0 overflow-y-auto px-2 pb-3">
+        {!topics && <Spinner label="加载话题" />}
+        {topics?.length === 0 && <p className="px-3 py-8 text-center text-sm text-muted">还没有对话，发条消息开始吧</p>}
+        {groups.map((group) => (
+          <section key={group.key} className="mt-2 first:mt-0">
+            <h3 className="px-2 py-1.5 text-xs text-muted">{group.label}</h3>
+            <ul className="flex flex-col gap-0.5">
+              {group.topics.map((topic) => (
+                <TopicItem key={topic.topicId} topic={topic} active={topic.topicId === activeId} onPick={onPick} />
+              ))}
+            </ul>
+          </section>
+        ))}
+      </nav>
+    </div>
+  )
+}
+
+const TopicItem = memo(function TopicItem({ topic, active, onPick }: { topic: Topic; active: boolean; onPick: (id: string) => void }) {
+  const [editing, setEditing] = useState(false)
+  const pinned = topic.topFlag === 1
+  const itemRef = useRef<HTMLLIElement>(null)
+
+  function finish(refocus: boolean) {
+    setEditing(false)
+    if (refocus) setTimeout(() => itemRef.current?.querySelector<HTMLElement>('button')?.focus())
+  }
+
+  async function handleDelete() {
+    const ok = await confirm({ title: '删除话题', message: `确定删除「${topic.name}」吗？其中的消息将一并删除，且无法恢复。`, confirmText: '删除' })
+    if (ok) deleteTopic(topic.topicId).catch(report)
+  }
+
+  return (
+    <li ref={itemRef} data-testid="topic-item" className="group relative">
+      {editing ? (
+        <RenameField topic={topic} onDone={finish} />
+      ) : (
+        <>
+          <button
+            type="button"
+            aria-current={active ? 'true' : undefined}
+            onClick={() => onPick(topic.topicId)}
+            className={`w-full h-10 flex items-center gap-2 pl-2.5 pr-2 rounded-lg text-left group-hover:pr-[100px] group-focus-within:pr-[100px] pointer-coarse:pr-[100px] ${
+              active ? 'bg-primary/15 text-primary' : 'text-ink hover:bg-raised'
+            }`}
+          >
+            {topic.roleAvatar ? <RoleAvatar avatar={topic.roleAvatar} className="size-6 text-sm" /> : null}
+            <span className="truncate">{topic.name}</span>
+          </button>
+          <div className="absolute right-1 top-1 flex opacity-0 group-hover:opacity-100 group-focus-within:opacity-100 pointer-coarse:opacity-100">
+            <IconButton icon="pin" label={pinned ? '取消置顶' : '置顶'} aria-pressed={pinned} onClick={() => togglePin(topic.topicId).catch(report)} className={pinned ? 'text-primary' : ''} />
+            <IconButton icon="edit" label="重命名" onClick={() => setEditing(true)} />
+            <IconButton icon="trash" label="删除话题" onClick={handleDelete} className="hover:text-danger" />
+          </div>
+        </>
+      )}
+    </li>
+  )
+})
+
+/** Inline rename: Enter (or leaving the field) saves, Esc cancels. */
+function RenameField({ topic, onDone }: { topic: Topic; onDone: (refocus: boolean) => void }) {
+  const [name, setName] = useState(topic.name)
+  const ref = useRef<HTMLInputElement>(null)
+  const done = useRef(false)
+
+  useEffect(() => {
+    ref.current?.focus()
+    ref.current?.select()
+  }, [])
+
+  function save(refocus: boolean) {
+    if (done.current) return
+    done.current = true
+    const value = name.trim()
+    if (value && value !== topic.name) renameTopic(topic.topicId, value).catch(report)
+    onDone(refocus)
+  }
+
+  function handleKeyDown(event: KeyboardEvent) {
+    if (event.key === 'Enter' && !composingEnter(event)) {
+      event.preventDefault()
+      save(true)
+    } else if (event.key === 'Escape') {
+      event.preventDefault()
+      event.stopPropagation()
+      done.current = true
+      onDone(true)
+    }
+  }
+
+  return (
+    <input
+      ref={ref}
+      value={name}
+      maxLength={MAX_TOPIC_NAME}
+      aria-label="话题名称"
+      onInput={(e) => setName((e.target as HTMLInputElement).value)}
+      onKeyDown={handleKeyDown as never}
+      onBlur={() => save(false)}
+      className="w-full h-10 px-2.5 rounded-lg border border-primary bg-raised text-ink outline-none"
+    />
+  )
+}

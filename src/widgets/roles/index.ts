@@ -1,0 +1,1 @@
+export { Roles } from './roles'

@@ -1,0 +1,285 @@
+import { useStore } from '@nanostores/react'
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react'
+import {
+  $loginOpen,
+  $roleTags,
+  $token,
+  confirm,
+  deleteRole,
+  listRoles,
+  loadRoleTags,
+  notifyError,
+  openLogin,
+  startChatWithRole,
+  type Role,
+} from '../../core'
+import type { ElementProps } from '../../ui/define'
+import { Dialog } from '../../ui/dialog'
+import { Icon, Spinner } from '../../ui/icons'
+import { SM, useMedia } from '../../ui/use-media'
+import { RoleForm } from './role-form'
+
+const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
+
+/** Wait after the last keystroke before searching. */
+const SEARCH_DELAY_MS = 300
+const ALL = ''
+const MINE = '\u0000mine'
+
+/**
+ * @summary The role repository: filter by tag (全部, each tag with its count, 我的), search, start a
+ * conversation with a role, and create, edit or delete your own roles. Logged out, a login prompt.
+ * @event lingxi-navigate - (window) 开始对话 created a topic with the role: detail `{path: '/chat', topicId}`. The host page routes it; elsewhere the page may handle it.
+ * @event lingxi-confirm - (window) Asks before deleting a role.
+ * @csspart card - One role card.
+ * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
+ */
+export function Roles(_: ElementProps) {
+  const token = useStore($token)
+  const loginOpen = useStore($loginOpen)
+  return (
+    <>
+      {token ? (
+        <RoleRepository />
+      ) : (
+        <div className="py-16 flex flex-col items-center gap-2 text-center">
+          <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
+            <Icon name="role" className="size-7" />
+          </span>
+          <h2 className="mt-2 text-lg font-semibold">登录后浏览角色库</h2>
+          <p className="text-sm text-muted">挑选一位角色，一键开始角色对话。</p>
+          <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
+            登录
+          </button>
+        </div>
+      )}
+      {(!token || loginOpen) && (
+        <Suspense fallback={null}>
+          <LoginDialog />
+        </Suspense>
+      )}
+    </>
+  )
+}
+
+interface Page {
+  list: Role[]
+  total: number
+  pageNum: number
+}
+
+function RoleRepository() {
+  const tags = useStore($roleTags)
+  const wide = useMedia(SM)
+  const [filter, setFilter] = useState(ALL)
+  const [typed, setTyped] = useState('')
+  const [keyword, setKeyword] = useState('')
+  const [page, setPage] = useState<Page | null>(null)
+  const [loading, setLoading] = useState(false)
+  const [editing, setEditing] = useState<Role | 'new' | null>(null)
+  const [starting, setStarting] = useState<string | null>(null)
+  const latest = useRef(0)
+
+  useEffect(() => {
+    loadRoleTags().catch(notifyError)
+  }, [])
+
+  useEffect(() => {
+    const timer = setTimeout(() => setKeyword(typed.trim()), SEARCH_DELAY_MS)
+    return () => clearTimeout(timer)
+  }, [typed])
+
+  async function load(pageNum: number) {
+    const ticket = ++latest.current
+    setLoading(true)
+    try {
+      const answer = await listRoles({
+        tagId: filter === ALL || filter === MINE ? undefined : filter,
+        mine: filter === MINE,
+        keyword,
+        pageNum,
+      })
+      if (ticket !== latest.current) return // an answer to an older filter or search
+      setPage((before) => {
+        const kept = pageNum === 1 ? [] : (before?.list ?? [])
+        const seen = new Set(kept.map((r) => r.roleId))
+        return { list: [...kept, ...(answer.list ?? []).filter((r) => !seen.has(r.roleId))], total: answer.total ?? 0, pageNum }
+      })
+    } catch (error) {
+      if (ticket === latest.current) notifyError(error)
+    } finally {
+      if (ticket === latest.current) setLoading(false)
+    }
+  }
+
+  useEffect(() => {
+    void load(1)
+  }, [filter, keyword])
+
+  async function handleStart(role: Role) {
+    if (starting) return
+    setStarting(role.roleId)
+    try {
+      await startChatWithRole(role.roleId)
+    } catch (error) {
+      notifyError(error)
+    } finally {
+      setStarting(null)
+    }
+  }
+
+  async function handleDelete(role: Role) {
+    if (!(await confirm({ title: '删除角色', message: `确定删除「${role.name}」吗？删除后无法恢复。`, confirmText: '删除' }))) return
+    try {
+      await deleteRole(role.roleId)
+      setPage((p) => p && { ...p, list: p.list.filter((r) => r.roleId !== role.roleId), total: Math.max(0, p.total - 1) })
+    } catch (error) {
+      notifyError(error)
+    }
+  }
+
+  function handleSaved() {
+    setEditing(null)
+    void load(1)
+  }
+
+  const chip = (value: string, label: ReactNode) => (
+    <button
+      key={value}
+      type="button"
+      aria-pressed={filter === value}
+      onClick={() => setFilter(value)}
+      className={`h-8 px-3 rounded-full border text-sm whitespace-nowrap ${
+        filter === value ? 'border-primary bg-primary/15 text-primary' : 'border-line text-muted hover:text-ink'
+      }`}
+    >
+      {label}
+    </button>
+  )
+
+  const list = page?.list ?? []
+  return (
+    <section aria-labelledby="lx-roles-title" className="max-w-6xl mx-auto">
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 id="lx-roles-title" className="text-xl font-bold mr-auto">
+          角色库
+        </h2>
+        <label className="relative w-full sm:w-64 order-last sm:order-none">
+          <span className="sr-only">搜索角色</span>
+          <span className="absolute left-3 top-1/2 -translate-y-1/2 text-muted">
+            <Icon name="search" className="size-4" />
+          </span>
+          <input
+            type="search"
+            value={typed}
+            onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+            placeholder="搜索角色名称或简介"
+            className="w-full h-10 pl-9 pr-3 rounded-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary"
+          />
+        </label>
+        <button type="button" onClick={() => setEditing('new')} className="h-10 px-4 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
+          创建角色
+        </button>
+      </div>
+      <div role="group" aria-label="按标签筛选" className="mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] sm:flex-wrap">
+        {chip(ALL, '全部')}
+        {tags?.map((t) =>
+          chip(
+            t.tagId,
+            <>
+              {t.name}
+              <span className="ml-1 text-xs opacity-70">{t.count}</span>
+            </>,
+          ),
+        )}
+        {chip(MINE, '我的')}
+      </div>
+
+      {!page && loading && <Spinner label="加载角色" />}
+      {page && list.length === 0 && !loading && (
+        <p className="py-16 text-center text-muted">
+          {filter === MINE && !keyword ? '你还没有创建角色，点「创建角色」写一个吧。' : '没有找到相关角色'}
+        </p>
+      )}
+      <ul aria-busy={loading || undefined} className="mt-5 grid gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4">
+        {list.map((role) => (
+          <li key={role.roleId} part="card" data-testid="role-card" className="flex flex-col p-4 rounded-card border border-line bg-surface hover:border-primary/60">
+            <div className="flex items-center gap-3">
+              <Avatar avatar={role.avatar} />
+              <div className="min-w-0">
+                <h3 className="font-semibold truncate">{role.name}</h3>
+                {role.mine && <p className="text-xs text-primary">我创建的</p>}
+              </div>
+            </div>
+            <p className="mt-3 text-sm text-muted line-clamp-2 min-h-10">{role.description}</p>
+            {role.tags.length > 0 && (
+              <ul aria-label="标签" className="mt-3 flex flex-wrap gap-1">
+                {role.tags.map((t) => (
+                  <li key={t.tagId} className="px-2 py-0.5 rounded-full bg-raised text-xs text-muted">
+                    {t.name}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <div className="mt-auto pt-4 flex items-center gap-1">
+              <button
+                type="button"
+                onClick={() => handleStart(role)}
+                aria-disabled={starting !== null}
+                className="flex-1 h-9 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
+              >
+                {starting === role.roleId ? '正在创建…' : '开始对话'}
+              </button>
+              {role.mine && (
+                <>
+                  <SmallButton label="编辑角色" d="M4 20h4L19 9l-4-4L4 16z M14 6l4 4" onClick={() => setEditing(role)} />
+                  <SmallButton label="删除角色" d="M4 7h16 M9 7V4h6v3 M6 7l1 13h10l1-13" onClick={() => handleDelete(role)} />
+                </>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {page && list.length < page.total && (
+        <div className="mt-6 text-center">
+          <button
+            type="button"
+            onClick={() => load(page.pageNum + 1)}
+            aria-disabled={loading}
+            className="h-10 px-6 rounded-lg border border-line text-ink hover:border-primary hover:text-primary"
+          >
+            {loading ? '加载中…' : '加载更多'}
+          </button>
+        </div>
+      )}
+      <Dialog
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+        title={editing === 'new' ? '创建角色' : '编辑角色'}
+        placement={wide ? 'center' : 'bottom'}
+        width={520}
+      >
+        {editing !== null && <RoleForm key={editing === 'new' ? 'new' : editing.roleId} role={editing === 'new' ? null : editing} tags={tags ?? []} onSaved={handleSaved} />}
+      </Dialog>
+    </section>
+  )
+}
+
+function Avatar({ avatar }: { avatar: string }) {
+  if (/^(https?:)?\//.test(avatar)) return <img src={avatar} alt="" className="size-12 shrink-0 rounded-xl object-cover" />
+  return (
+    <span aria-hidden="true" className="size-12 shrink-0 grid place-items-center rounded-xl bg-raised text-2xl leading-none">
+      {avatar || '🤖'}
+    </span>
+  )
+}
+
+function SmallButton({ label, d, onClick }: { label: string; d: string; onClick: () => void }) {
+  return (
+    <button type="button" aria-label={label} title={label} onClick={onClick} className="size-9 shrink-0 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised">
+      <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+        <path d={d} />
+      </svg>
+    </button>
+  )
+}
