@@ -4,9 +4,11 @@ import { compress } from 'hono/compress'
 import { requestId } from 'hono/request-id'
 import { registerAuthRoutes } from './auth/routes.js'
 import { createSmsSender } from './auth/sms-sender.js'
+import { type ChatRuntime, createChat, registerChatRoutes } from './chat/index.js'
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
 import { ApiError, envelope, SYSTEM_ERROR_MESSAGE } from './errors.js'
+import { createMemoryBus } from './events/memory-bus.js'
 import type { Api, App, AppEnv } from './http/api.js'
 import { buildOpenApi } from './http/openapi.js'
 import { cors, noStore, securityHeaders } from './http/security.js'
@@ -33,6 +35,8 @@ export interface AppDeps {
   staticRoot?: string
   /** Check handler results against their response schemas (tests). */
   checkResponses?: boolean
+  /** Chat generations, their event bus and models; one on an in-memory bus when absent. */
+  chat?: ChatRuntime
   /** Registers more routes before the site fallback (tests add tool routes this way). */
   extend?: (api: Api) => void
 }
@@ -78,7 +82,12 @@ export function createApp(deps: AppDeps): App {
   registerAuthRoutes(api, config, sendCode)
   registerUserRoutes(api)
   registerPermissionRoutes(api)
-  registerConfigFileRoutes(api, configFiles)
+  const chat = deps.chat ?? createChat({ db: deps.db, config, bus: createMemoryBus(), logger, now })
+  registerChatRoutes(api, chat, config, logger)
+  registerConfigFileRoutes(api, configFiles, {
+    // Served as resolved: the env's models merged in, keys never included.
+    'chatConfig.json': async () => `${JSON.stringify(await chat.models.read(), null, 2)}\n`
+  })
   deps.extend?.(api)
 
   api.docs.push({ method: 'get', path: '/api/openapi.json', tag: 'meta', summary: 'This document', auth: false, contentType: 'application/json' })

@@ -32,7 +32,22 @@ export interface Config {
   /** The frontend build (dist/ with cdn/ and site/); served when the folder exists. */
   staticRoot: string
   production: boolean
+  chat: ChatSettings
 }
+
+export interface ChatSettings {
+  /** The OpenAI-compatible upstream; undefined without OPENAI_API_KEY (only the demo model is offered). */
+  openai: { baseUrl: string; apiKey: string; models: string[] } | undefined
+  /** No first event from the upstream within this time: the reply ends with status timeout. */
+  firstByteTimeoutMs: number
+  /** No new event from the upstream within this time once streaming: status timeout. */
+  idleTimeoutMs: number
+  /** Pause between chunks of the offline demo model. */
+  demoDelayMs: number
+}
+
+/** Replay events are kept 10 minutes after their last append, so a stream may not idle longer. */
+export const MAX_IDLE_TIMEOUT_MS = 600_000
 
 export const DEFAULT_PERMISSIONS =
   'AI_TOOLS_CHAT,AI_TOOLS_ROLE,AI_TOOLS_PAINTING,AI_TOOLS_SD,AI_TOOLS_MUSIC,AI_TOOLS_HOT,AI_TOOLS_GALLERY,AI_TOOLS_IMAGE'
@@ -162,8 +177,22 @@ const envSchema = z.object({
       }
       return n
     }),
-  STATIC_ROOT: z.string().optional()
+  STATIC_ROOT: z.string().optional(),
+  OPENAI_BASE_URL: optionalUrl('OPENAI_BASE_URL', ['http:', 'https:']),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_MODELS: z.string().optional(),
+  CHAT_TIMEOUT_MS: count('CHAT_TIMEOUT_MS', 60_000).refine((ms) => ms >= 1, 'CHAT_TIMEOUT_MS must be at least 1'),
+  CHAT_IDLE_TIMEOUT_MS: count('CHAT_IDLE_TIMEOUT_MS', 120_000).refine(
+    (ms) => ms >= 1 && ms <= MAX_IDLE_TIMEOUT_MS,
+    `CHAT_IDLE_TIMEOUT_MS must be between 1 and ${MAX_IDLE_TIMEOUT_MS}`
+  ),
+  CHAT_DEMO_DELAY_MS: count('CHAT_DEMO_DELAY_MS', 25)
 })
+
+/** `https://api.example.com`, `…/` and `…/v1` all mean the same base: requests go to `{base}/v1/chat/completions`. */
+export function normalizeOpenAiBase(url: string): string {
+  return url.trim().replace(/\/+$/, '').replace(/\/v1$/, '')
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -209,6 +238,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPermissions: e.DEFAULT_PERMISSIONS,
     trustProxy: e.TRUST_PROXY,
     staticRoot: e.STATIC_ROOT?.trim() ? resolve(e.STATIC_ROOT.trim()) : paths.defaultStaticRoot,
-    production: e.NODE_ENV === 'production'
+    production: e.NODE_ENV === 'production',
+    chat: {
+      openai: e.OPENAI_API_KEY?.trim()
+        ? {
+            baseUrl: normalizeOpenAiBase(e.OPENAI_BASE_URL ?? 'https://api.openai.com'),
+            apiKey: e.OPENAI_API_KEY.trim(),
+            models: [...new Set(list(e.OPENAI_MODELS))]
+          }
+        : undefined,
+      firstByteTimeoutMs: e.CHAT_TIMEOUT_MS,
+      idleTimeoutMs: e.CHAT_IDLE_TIMEOUT_MS,
+      demoDelayMs: e.CHAT_DEMO_DELAY_MS
+    }
   }
 }

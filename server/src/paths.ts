@@ -9,6 +9,8 @@ export const paths = {
   /** Default config files (system.json, chatConfig.json, MJHelper.json, permission-tree.json). */
   defaultConfigDir: fileURLToPath(new URL('config', packageRoot)),
   migrations: fileURLToPath(new URL('drizzle', packageRoot)),
+  /** The public role repository, seeded into the database at start. */
+  rolesData: fileURLToPath(new URL('data/roles.json', packageRoot)),
   /** The frontend build of the repository this package lives in. */
   defaultStaticRoot: fileURLToPath(new URL('../dist', packageRoot))
 }

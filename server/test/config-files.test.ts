@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useHarness } from './helpers/database-hooks.js'
+import { createHarness } from './helpers/harness.js'
 
 const ctx = useHarness()
 
@@ -27,14 +28,36 @@ describe('config files', () => {
 
   it('serves chatConfig.json and MJHelper.json', async () => {
     const chat = JSON.parse((await get('/config/chatConfig.json?t=1')).text)
-    expect(chat.defaultModel).toBe('lingxi-demo')
-    expect(chat.models[0]).toMatchObject({ id: 'lingxi-demo', provider: 'demo' })
+    expect(chat).toEqual({
+      models: [
+        {
+          id: 'lingxi-demo',
+          name: '灵犀演示模型（离线）',
+          provider: 'demo',
+          contextLength: 8192,
+          price: { input: 1, output: 1 },
+          description: expect.stringContaining('离线演示模型')
+        }
+      ],
+      defaultModel: 'lingxi-demo',
+      defaultTemperature: 0.7,
+      contextEnabled: true
+    })
     const mj = JSON.parse((await get('/config/MJHelper.json')).text)
     expect(mj.categories.length).toBeGreaterThanOrEqual(5)
     for (const category of mj.categories) {
       expect(category.items.length).toBeGreaterThanOrEqual(8)
       for (const item of category.items) expect(item).toEqual({ label: expect.any(String), value: expect.any(String) })
     }
+  })
+
+  it('lists the OPENAI_MODELS of the environment in chatConfig.json, without the key', async () => {
+    await ctx.h.close()
+    ctx.h = createHarness(ctx.db, { env: { OPENAI_API_KEY: 'sk-very-secret-key', OPENAI_BASE_URL: 'https://llm.internal/v1', OPENAI_MODELS: 'qwen-plus,deepseek-chat' } })
+    const { text } = await get('/config/chatConfig.json')
+    expect(JSON.parse(text).models.map((m: { id: string; provider: string }) => `${m.provider}:${m.id}`)).toEqual(['demo:lingxi-demo', 'openai:qwen-plus', 'openai:deepseek-chat'])
+    expect(text).not.toContain('sk-very-secret-key')
+    expect(text).not.toContain('llm.internal')
   })
 
   it('answers 304 to a matching ETag', async () => {
@@ -47,8 +70,13 @@ describe('config files', () => {
   it('serves the operator override from DATA_DIR/config, and the default when it is broken', async () => {
     const dir = join(ctx.h.config.dataDir, 'config')
     mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, 'chatConfig.json'), JSON.stringify({ models: [], defaultModel: 'mine' }))
-    expect(JSON.parse((await get('/config/chatConfig.json')).text).defaultModel).toBe('mine')
+    writeFileSync(
+      join(dir, 'chatConfig.json'),
+      JSON.stringify({ models: [{ id: 'mine', name: '我的演示', provider: 'demo', contextLength: 4096 }], defaultModel: 'mine', defaultTemperature: 0.3 })
+    )
+    const chat = JSON.parse((await get('/config/chatConfig.json')).text)
+    expect(chat).toMatchObject({ defaultModel: 'mine', defaultTemperature: 0.3, contextEnabled: true })
+    expect(chat.models).toEqual([{ id: 'mine', name: '我的演示', provider: 'demo', contextLength: 4096, price: { input: 1, output: 1 }, description: expect.any(String) }])
     // The other files keep their defaults.
     expect(JSON.parse((await get('/config/system.json')).text).siteName).toBe('灵犀')
 

@@ -33,6 +33,8 @@ describe('startServer', () => {
 
     const server = await startServer({ config, logger })
     let accountId: string
+    let token: string
+    let topicId: string
     try {
       expect(stdout[0]).toMatch(/^Lingxi is running at http:\/\/127\.0\.0\.1:\d+$/)
       expect(server.url).toBe(stdout[0]!.slice('Lingxi is running at '.length))
@@ -50,6 +52,12 @@ describe('startServer', () => {
       })
       expect(login.code).toBe(2000)
       accountId = login.data.accountId
+      token = login.data.accessToken
+
+      // A reply still being generated when the server stops ends as interrput, not streaming forever.
+      const topic = await call<{ topicId: string }>(server.url, '/api/v1/ai-chat/topic/create', {}, token)
+      topicId = topic.data.topicId
+      expect((await call(server.url, '/api/v1/ai-chat/topic/message/send', { topicId, content: '你好' }, token)).code).toBe(2000)
 
       // While it runs, nothing else may open the embedded database.
       await expect(startServer({ config, logger })).rejects.toThrow(DataDirBusyError)
@@ -66,6 +74,11 @@ describe('startServer', () => {
       const code = /^\[sms\] \+86 13800138000 (\d{4})$/.exec(stdout.filter((l) => l.startsWith('[sms] ')).at(-1) ?? '')?.[1]
       const login = await call<{ accountId: string }>(again.url, '/api/v1/auth/login', { enCode: '86', phone: '13800138000', code, platform: 'PC' })
       expect(login.data.accountId).toBe(accountId)
+      const messages = await call<{ list: { role: string; status: string }[] }>(again.url, '/api/v1/ai-chat/topic/messages', { topicId }, token)
+      expect(messages.data.list.map((m) => `${m.role}:${m.status}`)).toEqual(['assistant:interrput', 'user:complete'])
+      // The public roles were seeded at start.
+      const roles = await call<{ total: number }>(again.url, '/api/v1/ai-chat/role-play/list', {}, token)
+      expect(roles.data.total).toBeGreaterThanOrEqual(30)
     } finally {
       await again.close()
     }

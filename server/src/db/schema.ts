@@ -2,9 +2,12 @@ import { sql } from 'drizzle-orm'
 import {
   bigint,
   check,
+  doublePrecision,
   index,
   integer,
+  type AnyPgColumn,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -103,6 +106,120 @@ export const balanceLog = pgTable(
   ]
 )
 
+/** Role-play personas: public ones (account_id null) seeded from data/roles.json, plus each account's own. */
+export const chatRoles = pgTable(
+  'chat_roles',
+  {
+    /** Seeded roles keep their stable key from roles.json as id; an account's roles get a UUID. */
+    id: text('id').primaryKey(),
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    accountId: text('account_id').references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    avatar: text('avatar').notNull(),
+    description: text('description').notNull().default(''),
+    systemPrompt: text('system_prompt').notNull(),
+    welcomeMessage: text('welcome_message'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull()
+  },
+  (t) => [index('chat_roles_account_idx').on(t.accountId, t.seq)]
+)
+
+export const chatTags = pgTable('chat_tags', {
+  /** The stable key from roles.json. */
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  sort: integer('sort').notNull().default(0)
+})
+
+export const chatRoleTags = pgTable(
+  'chat_role_tags',
+  {
+    roleId: text('role_id')
+      .notNull()
+      .references(() => chatRoles.id, { onDelete: 'cascade' }),
+    tagId: text('tag_id')
+      .notNull()
+      .references(() => chatTags.id, { onDelete: 'cascade' })
+  },
+  (t) => [primaryKey({ columns: [t.roleId, t.tagId] }), index('chat_role_tags_tag_idx').on(t.tagId)]
+)
+
+export const chatTopics = pgTable(
+  'chat_topics',
+  {
+    id: text('id').primaryKey(),
+    /** Creation order, for ties in updated_at. */
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    topFlag: smallint('top_flag').notNull().default(0),
+    /** Null once the role is deleted; the snapshots below keep the topic working. */
+    roleId: text('role_id').references((): AnyPgColumn => chatRoles.id, { onDelete: 'set null' }),
+    roleName: text('role_name'),
+    roleAvatar: text('role_avatar'),
+    /** The role's system prompt when the topic was created. */
+    systemPrompt: text('system_prompt'),
+    model: text('model').notNull(),
+    temperature: doublePrecision('temperature').notNull(),
+    contextEnabled: smallint('context_enabled').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull()
+  },
+  (t) => [
+    index('chat_topics_account_idx').on(t.accountId, t.topFlag, t.updatedAt),
+    check('chat_topics_top_flag_check', sql`${t.topFlag} in (0, 1)`),
+    check('chat_topics_context_check', sql`${t.contextEnabled} in (0, 1)`)
+  ]
+)
+
+export const chatMessages = pgTable(
+  'chat_messages',
+  {
+    id: text('id').primaryKey(),
+    /** Creation order: "newest first" and the history sent upstream follow it. */
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    topicId: text('topic_id')
+      .notNull()
+      .references(() => chatTopics.id, { onDelete: 'cascade' }),
+    role: text('role').notNull(),
+    content: text('content').notNull().default(''),
+    thinking: text('thinking'),
+    status: text('status').notNull(),
+    /** Assistant replies: the id of their event stream (from the client, or made by the server). */
+    requestId: text('request_id'),
+    /** Assistant replies: the user message they answer. */
+    parentId: text('parent_id'),
+    model: text('model'),
+    errorCode: integer('error_code'),
+    errorMessage: text('error_message'),
+    /** Tokens of `content` (gpt-tokenizer), so history trimming need not count old messages again. */
+    contentTokens: integer('content_tokens'),
+    promptTokens: integer('prompt_tokens'),
+    completionTokens: integer('completion_tokens'),
+    /** usage × price; `charged` is what was taken (less when the balance ran out). */
+    cost: bigint('cost', { mode: 'number' }),
+    charged: bigint('charged', { mode: 'number' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull()
+  },
+  (t) => [
+    index('chat_messages_topic_idx').on(t.topicId, t.seq),
+    uniqueIndex('chat_messages_request_unique').on(t.accountId, t.requestId),
+    index('chat_messages_streaming_idx').on(t.status).where(sql`${t.status} = 'streaming'`),
+    check('chat_messages_role_check', sql`${t.role} in ('user', 'assistant', 'system')`),
+    check('chat_messages_status_check', sql`${t.status} in ('streaming', 'complete', 'error', 'interrput', 'timeout')`)
+  ]
+)
+
 export type Account = typeof accounts.$inferSelect
+export type ChatTopic = typeof chatTopics.$inferSelect
+export type ChatMessage = typeof chatMessages.$inferSelect
+export type ChatRole = typeof chatRoles.$inferSelect
 export type SmsPurpose = 'LOGIN' | 'MODIFY_PHONE'
 export type BalanceKind = 'tokens' | 'mj' | 'suno'

@@ -44,8 +44,8 @@ export interface RouteOptions<S extends z.ZodType, Auth extends boolean> {
   body: S
   /** Requires a logged-in account. Implied by `permission`. */
   auth?: Auth
-  /** A tool's permission code; also refuses accounts whose state is 0. */
-  permission?: string
+  /** A tool's permission code (or several, any of which will do); also refuses accounts whose state is 0. */
+  permission?: string | readonly string[]
   /** Documents (and in tests checks) `data` of the success envelope. */
   response?: z.ZodType
   /** The success message; "操作成功" unless given. */
@@ -92,15 +92,17 @@ export async function requireAuth(api: Api, c: AppContext): Promise<AuthInfo> {
   return auth
 }
 
-export async function checkPermission(api: Api, auth: AuthInfo, code: string): Promise<void> {
+/** Passes when the account holds `code`, or any one of the codes given; the refusal names the first. */
+export async function checkPermission(api: Api, auth: AuthInfo, code: string | readonly string[]): Promise<void> {
   if (auth.account.state !== 1) throw new ApiError(40300001, '账号已过期')
-  if (!auth.account.permissionCodes.includes(code)) {
-    throw new ApiError(40300001, `您没有使用「${await api.permissionName(code)}」的权限`)
+  const codes = typeof code === 'string' ? [code] : code
+  if (!codes.some((c) => auth.account.permissionCodes.includes(c))) {
+    throw new ApiError(40300001, `您没有使用「${await api.permissionName(codes[0] ?? '')}」的权限`)
   }
 }
 
 /** Middleware form of the tool gate, for routes not made by defineRoute (SSE, uploads). */
-export function requirePermission(api: Api, code: string): MiddlewareHandler<AppEnv> {
+export function requirePermission(api: Api, code: string | readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await checkPermission(api, await requireAuth(api, c), code)
     await next()

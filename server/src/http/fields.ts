@@ -29,3 +29,30 @@ export const fields = {
   code: requiredText('验证码', { max: 8 }).regex(/^[0-9]{4}$/, '验证码格式不正确'),
   platform: oneOf('platform', ['PC', 'H5'])
 }
+
+/** An optional trimmed string of at most `max` characters; empty counts as absent when `emptyIsAbsent`. */
+export function optionalText(label: string, { max = 100 }: { max?: number } = {}) {
+  return z
+    .string({ error: say(label, '格式不正确') })
+    .trim()
+    .max(max, say(label, `不能超过 ${max} 个字符`))
+    .optional()
+}
+
+/** A whole number in [min, max]. */
+export function wholeNumber(label: string, min: number, max: number) {
+  return z
+    .number({ error: (issue) => say(label, missing(issue.input) ? '不能为空' : '必须是数字') })
+    .int(say(label, '必须是整数'))
+    .min(min, say(label, `不能小于 ${min}`))
+    .max(max, say(label, `不能大于 ${max}`))
+}
+
+/** Paged requests (API.md): pageNum from 1, pageSize at most 100; both default when absent. */
+export const pageFields = {
+  pageNum: wholeNumber('pageNum', 1, 1_000_000).default(1),
+  pageSize: wholeNumber('pageSize', 1, 100).default(20)
+}
+
+/** An object id sent back by the client. */
+export const idField = (label: string) => requiredText(label, { max: 64 })

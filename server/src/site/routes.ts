@@ -1,8 +1,13 @@
 import { etag } from 'hono/etag'
 import type { Api } from '../http/api.js'
-import { CONFIG_FILE_NAMES, type ConfigFiles } from './config-files.js'
+import { CONFIG_FILE_NAMES, type ConfigFileName, type ConfigFiles } from './config-files.js'
 
-export function registerConfigFileRoutes(api: Api, files: ConfigFiles): void {
+/** `render` replaces a file's bytes with a computed text (chatConfig.json merges the environment in). */
+export function registerConfigFileRoutes(
+  api: Api,
+  files: ConfigFiles,
+  render: Partial<Record<ConfigFileName, () => Promise<string>>> = {}
+): void {
   for (const name of CONFIG_FILE_NAMES) {
     const path = `/config/${name}`
     api.docs.push({
@@ -15,8 +20,9 @@ export function registerConfigFileRoutes(api: Api, files: ConfigFiles): void {
     })
     // The client adds ?t=<timestamp> to bust caches; ETag still saves the body when unchanged.
     api.app.get(path, etag(), async (c) => {
-      const file = await files.read(name)
-      return c.body(file.text, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' })
+      const renderer = render[name]
+      const text = renderer ? await renderer() : (await files.read(name)).text
+      return c.body(text, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' })
     })
   }
 }

@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { sql } from 'drizzle-orm'
+import { count, isNull, sql } from 'drizzle-orm'
 import postgres from 'postgres'
 import { inject } from 'vitest'
+import { readRoleSeed, seedRoles } from '../../src/chat/roles.js'
 import { type Database, openDatabase } from '../../src/db/database.js'
+import { chatRoles } from '../../src/db/schema.js'
 
-export const TABLES = ['balance_log', 'sessions', 'sms_codes', 'accounts'] as const
+/** Emptied by truncation before each test (accounts and own roles are deleted row by row, see reset). */
+export const TABLES = ['chat_messages', 'chat_topics', 'balance_log', 'sessions', 'sms_codes'] as const
 
 export interface TestDatabase extends Database {
-  /** Empties every table: each test starts from a fresh, migrated database. */
+  /** Empties every table and seeds the public roles: each test starts from a fresh, migrated database. */
   reset(): Promise<void>
   /** Closes the connection and, on PostgreSQL, drops the file's schema. */
   destroy(): Promise<void>
@@ -18,6 +21,8 @@ export interface TestDatabase extends Database {
  * One database per test file: in-memory PGlite by default; with DATABASE_URL, a schema of
  * its own (lingxi_t_<random>) on that server, so files can run in parallel.
  */
+const roleSeed = readRoleSeed()
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL
   let database: Database
@@ -39,7 +44,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     ...database,
     async reset() {
-      await database.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity cascade`))
+      await database.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity`))
+      // The public roles stay (seeding them again costs a few hundred ms per test); accounts and
+      // their own roles go. Truncating accounts would cascade to the whole roles table.
+      await database.db.execute(sql.raw('delete from chat_roles where account_id is not null'))
+      await database.db.execute(sql.raw('delete from accounts'))
+      const [row] = await database.db.select({ n: count() }).from(chatRoles).where(isNull(chatRoles.accountId))
+      if (row?.n !== roleSeed.roles.length) await seedRoles(database.db, roleSeed)
     },
     async destroy() {
       await database.close()

@@ -5,8 +5,12 @@ import { join } from 'node:path'
 import { count, sql } from 'drizzle-orm'
 import { Redis } from 'ioredis'
 import { type AppDeps, createApp } from '../../src/app.js'
+import { createChat } from '../../src/chat/index.js'
+import type { ChatRuntimeOptions } from '../../src/chat/runtime.js'
 import { loadConfig } from '../../src/config.js'
 import { accounts, balanceLog, sessions, smsCodes } from '../../src/db/schema.js'
+import type { EventBus } from '../../src/events/bus.js'
+import { createMemoryBus, createRedisBus } from '../../src/events/index.js'
 import type { Api } from '../../src/http/api.js'
 import { createMemoryKv, createRedisKv, type Kv } from '../../src/kv/index.js'
 import type { Logger } from '../../src/logger.js'
@@ -62,7 +66,36 @@ export function testKv(now: () => number): Kv {
   }
 }
 
+/**
+ * The in-memory bus by default; with REDIS_URL, Redis under a key prefix of its own, whose keys
+ * are deleted on close.
+ */
+export function testBus(options: { retentionMs?: number } = {}): EventBus & { prefix?: string } {
+  const url = process.env.REDIS_URL
+  if (!url) return createMemoryBus(options)
+  const prefix = `lingxi_t_${randomBytes(6).toString('hex')}:`
+  const bus = createRedisBus({ url, prefix, ...options })
+  return {
+    ...bus,
+    prefix,
+    async close() {
+      await bus.close()
+      const redis = new Redis(url)
+      try {
+        const keys = await redis.keys(`${prefix}*`)
+        if (keys.length > 0) await redis.del(...keys)
+      } finally {
+        await redis.quit()
+      }
+    }
+  }
+}
+
+export type ChatTuning = Partial<Pick<ChatRuntimeOptions, 'providers' | 'flushIntervalMs' | 'flushBytes' | 'stopWaitMs' | 'heartbeatMs'>>
+
 export interface HarnessOptions {
+  /** Chat runtime settings (heartbeat, flush rate, injected providers). */
+  chat?: ChatTuning
   env?: Record<string, string>
   extend?: (api: Api) => void
   staticRoot?: string
@@ -87,8 +120,11 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
   const logger = memoryLogger()
   const smsLines: string[] = []
   const dataDir = mkdtempSync(join(tmpdir(), 'lingxi-data-'))
-  const config = loadConfig({ DATA_DIR: dataDir, ...options.env })
+  const config = loadConfig({ DATA_DIR: dataDir, CHAT_DEMO_DELAY_MS: '0', ...options.env })
+  const bus = testBus()
+  const chat = createChat({ db: database.db, config, bus, logger, now: clock.now, ...options.chat })
   const app = createApp({
+    chat,
     db: database.db,
     config,
     sms: options.sms ?? createConsoleSmsProvider((line) => smsLines.push(line)),
@@ -188,6 +224,8 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
     config,
     clock,
     kv,
+    chat,
+    bus,
     logger,
     smsLines,
     request,
@@ -197,6 +235,8 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
     login,
     snapshot,
     async close() {
+      await chat.close()
+      await bus.close()
       await kv.close()
     }
   }
