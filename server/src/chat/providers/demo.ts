@@ -72,8 +72,21 @@ export function demoReply(messages: ChatRequest['messages']): string {
     `| 问题开头 | ${cell(clip(oneLine(question), 12))} |`,
     '| 输出方式 | 流式输出，每次 1–4 个字 |',
     '',
+    ...extras(question),
     '想得到真正的回答，请让管理员配置 `OPENAI_API_KEY`，然后在模型列表里选择其他模型。'
   ].join('\n')
+}
+
+/** Asked about maths or diagrams, the demo also shows that KaTeX and mermaid render. */
+function extras(question: string): string[] {
+  const out: string[] = []
+  if (/公式|数学|方程|math|latex|katex/i.test(question)) {
+    out.push('### 数学公式', '', '勾股定理：$a^2 + b^2 = c^2$，以及质能方程：', '', '$$', 'E = mc^2', '$$', '')
+  }
+  if (/流程图|mermaid|图表|diagram|flowchart/i.test(question)) {
+    out.push('### 流程图', '', '```mermaid', 'flowchart LR', '  A[提问] --> B{灵犀}', '  B --> C[流式回答]', '  B --> D[渲染 Markdown]', '```', '')
+  }
+  return out
 }
 
 /** The chunks of the demo answer: 1–4 characters each, the sizes fixed by the question. */
