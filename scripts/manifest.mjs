@@ -1,6 +1,8 @@
 // Writes custom-elements.json (the Custom Elements Manifest schema) from the elements list and
-// each component's doc block, so editors and IDEs know Lingxi's tags.
-import { readFileSync, writeFileSync } from 'node:fs'
+// each component's doc block, so editors and IDEs know Lingxi's tags: attributes (with `@attr`
+// descriptions), methods (`@method`, registered through defineElement's `methods`), events, parts
+// and CSS properties. A copy goes to dist/cdn/, which ships in the npm package and on the CDN.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { elements } from './elements.mjs'
@@ -18,13 +20,23 @@ function docOf(entry) {
       .filter(Boolean)
       .map(([, name, description]) => ({ name, description }))
   const summary = block.split('@summary')[1]?.split(/\n\s*\*?\s*@/)[0]?.replace(/\n\s*\*\s?/g, ' ').trim() ?? ''
-  const attrs = /defineElement\([^,]+,\s*\w+,\s*\{([^}]*)\}/.exec(readFileSync(join(root, entry), 'utf8'))?.[1] ?? ''
-  const attributes = [...attrs.matchAll(/(\w+):\s*'(\w+)'/g)].map(([, name, type]) => ({
-    name: name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`),
-    fieldName: name,
-    type: { text: type === 'json' ? 'object' : type },
-  }))
-  return { summary, events: tagged('event'), cssParts: tagged('csspart'), cssProperties: tagged('cssproperty'), attributes }
+  const registration = readFileSync(join(root, entry), 'utf8')
+  const attrs = /defineElement\(\s*[^,]+,\s*\w+,\s*\{([^}]*)\}/.exec(registration)?.[1] ?? ''
+  const described = new Map(tagged('attr').map((a) => [a.name, a.description]))
+  const attributes = [...attrs.matchAll(/(\w+):\s*'(\w+)'/g)].map(([, name, type]) => {
+    const attr = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+    return {
+      name: attr,
+      fieldName: name,
+      type: { text: type === 'json' ? 'object' : type },
+      ...(described.has(attr) ? { description: described.get(attr) } : {}),
+    }
+  })
+  const fields = attributes.map((a) => ({ kind: 'field', name: a.fieldName, attribute: a.name, type: a.type, ...(a.description ? { description: a.description } : {}) }))
+  const methods = tagged('method').map((m) => ({ kind: 'method', name: m.name, description: m.description }))
+  for (const m of methods) if (!new RegExp(`\\b${m.name}\\(\\)\\s*\\{`).test(registration)) throw new Error(`${entry}: @method ${m.name} is not registered`)
+  const events = tagged('event').map((e) => ({ ...e, type: { text: 'CustomEvent' } }))
+  return { summary, events, cssParts: tagged('csspart'), cssProperties: tagged('cssproperty'), attributes, members: [...fields, ...methods] }
 }
 
 const manifest = {
@@ -40,4 +52,6 @@ const manifest = {
     }
   }),
 }
-writeFileSync(join(root, 'custom-elements.json'), JSON.stringify(manifest, null, 2) + '\n')
+const text = JSON.stringify(manifest, null, 2) + '\n'
+writeFileSync(join(root, 'custom-elements.json'), text)
+if (existsSync(join(root, 'dist/cdn'))) writeFileSync(join(root, 'dist/cdn/custom-elements.json'), text)

@@ -1,4 +1,3 @@
-import { ofetch } from 'ofetch'
 import { $config } from './config'
 import { emit, toast } from './emit'
 import { deviceKind } from './format'
@@ -68,17 +67,13 @@ export interface RequestOptions {
  */
 export async function request<T>(path: string, body: object = {}, opts: RequestOptions = {}): Promise<T> {
   const token = opts.token === undefined ? $token.get() : opts.token
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' }
+  if (token) headers.Authorization = `Bearer ${token}`
   let answer: unknown
   try {
-    answer = await ofetch(`${$config.get().apiBase}/api/v1${path}`, {
-      method: 'POST',
-      body: body as Record<string, unknown>,
-      headers: token ? { Authorization: `Bearer ${token}` } : {},
-      signal: opts.signal,
-      parseResponse: JSON.parse,
-      ignoreResponseError: true,
-      retry: false,
-    })
+    // Any HTTP status: the envelope's code decides (ADR 0004). A body that is not JSON is a NetworkError.
+    const res = await fetch(`${$config.get().apiBase}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: opts.signal })
+    answer = JSON.parse(await res.text())
   } catch (cause) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? cause
     throw new NetworkError(MSG_SYSTEM_ERROR, { cause })
@@ -93,11 +88,9 @@ export async function request<T>(path: string, body: object = {}, opts: RequestO
 /** GET a static JSON file (`${apiBase}${path}?t=<now>`, no envelope). Failures: NetworkError. */
 export async function getJson<T>(path: string): Promise<T> {
   try {
-    return await ofetch<T>(`${$config.get().apiBase}${path}`, {
-      query: { t: Date.now() },
-      parseResponse: JSON.parse,
-      retry: false,
-    })
+    const res = await fetch(`${$config.get().apiBase}${path}${path.includes('?') ? '&' : '?'}t=${Date.now()}`, { headers: { Accept: 'application/json' } })
+    if (!res.ok) throw new Error(`HTTP ${res.status}`)
+    return JSON.parse(await res.text()) as T
   } catch (cause) {
     throw new NetworkError(MSG_SYSTEM_ERROR, { cause })
   }

@@ -2,8 +2,9 @@
  * The single Lingxi loader: `<script async src=".../loader.js" data-api="https://...">`.
  *
  * It stays tiny (budget ≤ 3 KB gzip): it records the page's configuration on the shared anchor,
- * drains the command queue of the `window.lingxi` snippet, and imports each `lingxi-*` element's
- * chunk once, the first time a tag appears. Everything else lives in those chunks.
+ * runs the calls the `window.lingxi` snippet queued, and imports each `lingxi-*` element's chunk
+ * once, the first time a tag appears. Everything else lives in those chunks. The one global it
+ * leaves is `window.lingxi`.
  */
 import type { Anchor, BootConfig } from '../core/anchor'
 
@@ -13,6 +14,8 @@ type Command = [name: string, ...args: unknown[]]
 type Lingxi = ((...args: unknown[]) => Promise<unknown>) & {
   q?: ArrayLike<unknown>[]
   ready?: Promise<void>
+  /** The snippet's resolver of its own `ready` promise, if it made one. */
+  r?: () => void
   load?: (root: string | ParentNode) => Promise<unknown>
   version?: string
 }
@@ -47,29 +50,80 @@ function importTag(tag: string): Promise<unknown> {
   return p
 }
 
+// Toasts and confirmations need a <lingxi-toaster>. A page without one (the one-line chat bubble)
+// gets one at the end of <body> when the first toast or confirmation is raised (they wait in the
+// shared stores meanwhile); it goes again if the page brings its own.
+const TOASTER = 'lingxi-toaster'
+/** null: none needed yet; an element: the one added here; false: the page has its own. */
+let toaster: Element | null | false = null
+
+function addToaster(): void {
+  if (toaster !== null || !document.body) return
+  if (document.querySelector(`${TOASTER},lingxi-app`)) {
+    toaster = false
+    return
+  }
+  document.body.append((toaster = document.createElement(TOASTER)))
+  importTag(TOASTER)
+}
+addEventListener('lingxi-toast', addToaster)
+addEventListener('lingxi-confirm', addToaster)
+
 /** Imports the chunks of every undefined `lingxi-*` element under `root` (a node or a tag name). */
 function load(root: string | ParentNode = document): Promise<unknown> {
   if (typeof root === 'string') return importTag(root)
   const tags = new Set<string>()
   if (root instanceof Element && !customElements.get(root.localName)) tags.add(root.localName)
   root.querySelectorAll(':not(:defined)').forEach((el) => tags.add(el.localName))
+  const found: Element[] = [...root.querySelectorAll(TOASTER)]
+  if (root instanceof Element && root.localName === TOASTER) found.push(root)
+  if (found.some((el) => el !== toaster)) {
+    if (toaster) toaster.remove()
+    toaster = false
+  }
   return Promise.all([...tags].map(importTag))
 }
 
-// Commands run in the commands chunk; those queued before the loader arrived run first, in order.
+/**
+ * `lingxi('open')` / `lingxi('close')`: the `open` attribute of every bubble in the document (an
+ * element whose code has not arrived keeps it), plus a window event for bubbles inside shadow
+ * roots, which a document query cannot reach.
+ */
+async function bubbles(command: 'open' | 'close'): Promise<void> {
+  if (document.readyState === 'loading') await new Promise((r) => addEventListener('DOMContentLoaded', r, { once: true }))
+  document.querySelectorAll('lingxi-chat[mode=bubble]').forEach((el) => el.toggleAttribute('open', command === 'open'))
+  dispatchEvent(new CustomEvent('lingxi-command', { detail: { command } }))
+}
+
+// The commands that need no Lingxi code run here; the others (login, logout) in the commands chunk.
+const local: Record<string, (...args: unknown[]) => unknown> = {
+  /** `lingxi('on', 'message', fn)` → fn(detail) on every `lingxi-message` event; returns an unsubscribe. */
+  on(name, fn) {
+    if (typeof name !== 'string' || typeof fn !== 'function') return
+    const listener = (event: Event) => (fn as (d: unknown) => void)((event as CustomEvent).detail)
+    addEventListener(`lingxi-${name}`, listener)
+    return () => removeEventListener(`lingxi-${name}`, listener)
+  },
+  open: () => bubbles('open'),
+  close: () => bubbles('close'),
+  /** `lingxi('load', shadowRoot)`: the elements inside a root the loader cannot watch. */
+  load: (root) => load(root as ParentNode),
+}
+
 const commands = () => importTag('lingxi-commands') as Promise<{ run(cmd: Command): unknown }>
+const run = async ([name, ...args]: Command) => (local[name] ? local[name](...args) : (await commands()).run([name, ...args]))
+
+// Calls queued before the loader arrived run first, in order.
 const previous = (window as unknown as { lingxi?: Lingxi }).lingxi
 const queued: Command[] = Array.from(previous?.q ?? [], (args) => Array.from(args) as Command)
 
-const lingxi: Lingxi = (...args) => commands().then((m) => m.run(args as Command))
+const lingxi: Lingxi = (...args) => run(args as Command)
 lingxi.load = load
 lingxi.version = '1'
 lingxi.ready = (async () => {
-  if (queued.length) {
-    const m = await commands()
-    for (const cmd of queued) await m.run(cmd)
-  }
+  for (const cmd of queued) await run(cmd)
   dispatchEvent(new CustomEvent('lingxi-ready'))
+  previous?.r?.()
 })()
 ;(window as unknown as { lingxi: Lingxi }).lingxi = lingxi
 

@@ -1,59 +1,80 @@
-import r2wc from '@r2wc/react-to-web-component'
-import type { ComponentType } from 'react'
+import { createElement, type ComponentType } from 'react'
+import { createRoot, type Root } from 'react-dom/client'
 import { startSession } from '../core'
 import { adoptStyles } from './styles'
 
 type PropKind = 'string' | 'number' | 'boolean' | 'json'
 
-// r2wc's own state slots (@r2wc/core), used to fix its attribute handling below.
-const R2WC_PROPS = Symbol.for('r2wc.props')
-const R2WC_RENDER = Symbol.for('r2wc.render')
-
 const attributeName = (prop: string) => prop.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
-const propertyName = (attr: string) => attr.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 
 /** What every Lingxi component receives from its element: the shadow root it renders into. */
 export interface ElementProps {
   container?: ShadowRoot
 }
 
+export interface DefineOptions {
+  /** Methods of the element (`el.show()`), called with the element as `this`. */
+  methods?: Record<string, (this: HTMLElement) => unknown>
+}
+
+/** An attribute's value as the prop's type; undefined when the attribute is absent (booleans: false). */
+function parse(kind: PropKind, value: string | null): unknown {
+  if (kind === 'boolean') return value !== null && value !== 'false'
+  if (value === null) return undefined
+  if (kind === 'number') return parseFloat(value)
+  if (kind === 'json') {
+    try {
+      return JSON.parse(value)
+    } catch {
+      return undefined
+    }
+  }
+  return value
+}
+
 /**
  * Registers a React component as a `lingxi-*` custom element in an open shadow root with the
- * shared stylesheet. Guards double definition (two bundles on a page), and keeps properties that
- * a page set before the element was defined (r2wc would otherwise lose them).
+ * shared stylesheet (React on npm, preact/compat in the CDN build).
+ *
+ * - Attributes are props: `topic-id` → `topicId`, parsed as the prop's kind; a boolean attribute
+ *   means presence (`<lingxi-login button>`), and a removed attribute removes the prop.
+ * - Properties of the same names reflect to the attributes (a boolean as presence, so CSS
+ *   `[open]` never matches a closed element); a `json` property is kept as the object given.
+ * - A property a page set before the element was defined is kept (the upgrade step).
+ * - Renders after a change are batched into one, a microtask later: a component may reflect its
+ *   own state on the host (the chat bubble's `open`) from an effect without re-entering a render.
+ * - An element moved elsewhere in the page keeps its state (unmounted only if it stays out).
+ * - Double definition is a no-op (two bundles on one page).
  */
 export function defineElement<P extends object>(
   tag: string,
   component: ComponentType<P & ElementProps>,
   props: Record<string, PropKind> = {},
+  options: DefineOptions = {},
 ): void {
   if (typeof customElements === 'undefined' || customElements.get(tag)) return
-  const Base = r2wc(component as ComponentType<P>, { shadow: 'open', props: props as never }) as unknown as {
-    new (): HTMLElement & { connectedCallback(): void; attributeChangedCallback(n: string, o: string | null, v: string | null): void }
-  }
   const names = Object.keys(props)
-  const booleans = new Set(names.filter((n) => props[n] === 'boolean').map(attributeName))
-  class LingxiElement extends Base {
+  const propOf: Record<string, string> = Object.fromEntries(names.map((n) => [attributeName(n), n]))
+
+  class LingxiElement extends HTMLElement {
+    static observedAttributes = Object.keys(propOf)
+    lxProps: Record<string, unknown> = {}
+    lxRoot: Root | null = null
+    lxQueued = false
+
     constructor() {
       super()
-      adoptStyles(this.shadowRoot!)
-      for (const name of booleans) this.attributeChangedCallback(name, null, this.getAttribute(name))
+      adoptStyles(this.attachShadow({ mode: 'open' }))
+      for (const name of names) this.lxProps[name] = parse(props[name]!, this.getAttribute(attributeName(name)))
     }
-    /**
-     * r2wc ignores a removed attribute and reads a bare boolean attribute (`<lingxi-login button>`)
-     * as false; HTML means presence. Both are handled here, the rest is r2wc's.
-     */
-    attributeChangedCallback(name: string, old: string | null, value: string | null) {
-      const state = this as unknown as Record<symbol, Record<string, unknown>> & Record<symbol, () => void>
-      const field = propertyName(name)
-      if (booleans.has(name) || value === null) {
-        if (booleans.has(name)) state[R2WC_PROPS]![field] = value !== null && value !== 'false'
-        else delete state[R2WC_PROPS]![field]
-        if (this.isConnected) state[R2WC_RENDER]!()
-        return
-      }
-      super.attributeChangedCallback(name, old, value)
+
+    attributeChangedCallback(attr: string, _old: string | null, value: string | null) {
+      const name = propOf[attr]
+      if (!name) return
+      this.lxProps[name] = parse(props[name]!, value)
+      this.lxUpdate()
     }
+
     connectedCallback() {
       for (const name of names) {
         if (Object.prototype.hasOwnProperty.call(this, name)) {
@@ -63,9 +84,54 @@ export function defineElement<P extends object>(
         }
       }
       startSession()
-      super.connectedCallback()
+      this.lxRender()
+    }
+
+    disconnectedCallback() {
+      queueMicrotask(() => {
+        if (this.isConnected || !this.lxRoot) return
+        this.lxRoot.unmount()
+        this.lxRoot = null
+      })
+    }
+
+    lxUpdate() {
+      if (this.lxQueued) return
+      this.lxQueued = true
+      queueMicrotask(() => {
+        this.lxQueued = false
+        this.lxRender()
+      })
+    }
+
+    lxRender() {
+      if (!this.isConnected) return
+      this.lxRoot ??= createRoot(this.shadowRoot!)
+      this.lxRoot.render(createElement(component as ComponentType<Record<string, unknown>>, { ...this.lxProps, container: this.shadowRoot! }))
     }
   }
+
+  for (const name of names) {
+    const kind = props[name]!
+    const attr = attributeName(name)
+    Object.defineProperty(LingxiElement.prototype, name, {
+      configurable: true,
+      enumerable: true,
+      get(this: LingxiElement) {
+        return this.lxProps[name]
+      },
+      set(this: LingxiElement, value: unknown) {
+        if (kind === 'boolean') return this.toggleAttribute(attr, Boolean(value) && value !== 'false')
+        if (kind === 'json') {
+          this.lxProps[name] = value
+          return this.lxUpdate()
+        }
+        if (value === null || value === undefined) this.removeAttribute(attr)
+        else this.setAttribute(attr, String(value))
+      },
+    })
+  }
+  Object.assign(LingxiElement.prototype, options.methods)
   customElements.define(tag, LingxiElement)
 }
 

@@ -29,10 +29,10 @@ test('a reply from an OpenAI-compatible upstream streams in, with its reasoning 
   fake.script({ kind: 'stream', reasoning: ['先想一想', '……'], chunks: ['## 答案\n\n', '这是来自', '**上游模型**', '的回答。'], usage: { prompt_tokens: 20, completion_tokens: 12 }, delayMs: 30 })
   await page.goto(server.url + '/chat')
   await loginAs(page, server, '13700137100')
-  await send(page, '先用演示模型')
-  await expect(lastReply(page)).toHaveAttribute('data-status', 'complete', { timeout: 30_000 })
+  // the model is chosen before the first message: that starts the conversation with it
   await page.getByRole('button', { name: '对话设置' }).first().click()
   await page.getByRole('combobox').selectOption(FAKE_MODEL)
+  await expect(page.getByRole('slider')).toBeVisible()
   await page.keyboard.press('Escape')
   await send(page, '上游你好')
   await expect(lastReply(page)).toHaveAttribute('data-status', 'complete')

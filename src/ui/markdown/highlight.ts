@@ -1,9 +1,27 @@
 import hljs from './vendor/highlight-core.js'
 import type { LanguageFn } from 'highlight.js'
-import { sanitize } from './sanitize'
+import { adoptCss } from './styles'
 
 // Code highlighting, loaded only when an answer has a finished code block. Each language is its
-// own chunk, imported the first time a block in that language appears.
+// own chunk, imported the first time a block in that language appears. highlight.js's result is
+// not taken as HTML: the spans are built from its token tree (text nodes and <span class>), so
+// the code's text never goes through an HTML parser. The theme is adopted with the first block.
+
+const css = `.lx-md .hljs{color:#d4d6dd}
+.lx-md :is(.hljs-comment,.hljs-quote){color:#7f848e;font-style:italic}
+.lx-md :is(.hljs-keyword,.hljs-selector-tag,.hljs-doctag,.hljs-formula){color:#c792ea}
+.lx-md :is(.hljs-string,.hljs-regexp,.hljs-addition,.hljs-attribute,.hljs-meta .hljs-string){color:#a5d6a7}
+.lx-md :is(.hljs-number,.hljs-literal,.hljs-symbol,.hljs-bullet,.hljs-variable.constant_){color:#f8c555}
+.lx-md :is(.hljs-title,.hljs-title.function_,.hljs-section,.hljs-selector-id){color:#82aaff}
+.lx-md :is(.hljs-title.class_,.hljs-type,.hljs-built_in,.hljs-class .hljs-title){color:#ffcb6b}
+.lx-md :is(.hljs-attr,.hljs-variable,.hljs-template-variable,.hljs-selector-class,.hljs-selector-attr,.hljs-selector-pseudo,.hljs-property){color:#f78c6c}
+.lx-md :is(.hljs-name,.hljs-tag){color:#ff7b72}
+.lx-md :is(.hljs-meta,.hljs-meta .hljs-keyword){color:#89ddff}
+.lx-md :is(.hljs-params,.hljs-subst,.hljs-operator,.hljs-punctuation){color:#d4d6dd}
+.lx-md .hljs-deletion{color:#ff8a80}
+.lx-md .hljs-emphasis{font-style:italic}
+.lx-md .hljs-strong{font-weight:600}
+.lx-md .hljs-link{text-decoration:underline}`
 
 type Loader = () => Promise<{ default: LanguageFn }>
 
@@ -97,15 +115,44 @@ export function loadLanguage(name: string): Promise<boolean> {
   return p
 }
 
+/** A node of highlight.js's token tree: text, or a scope (`title.function`, `language:css`) holding nodes. */
+type TokenNode = string | { scope?: string; children: TokenNode[] }
+
+/** highlight.js's class names for a scope (as its HTML renderer writes them). */
+export function scopeClass(scope: string): string {
+  const names = scope.startsWith('language:')
+    ? [`language-${scope.slice(9)}`]
+    : scope.split('.').map((part, i) => (i ? `${part}${'_'.repeat(i)}` : `hljs-${part}`))
+  return names.join(' ').replace(/[^\w -]/g, '')
+}
+
+/** Appends a token tree to `parent` as text nodes and spans. */
+function build(parent: Element, node: TokenNode): void {
+  if (typeof node === 'string') return parent.append(node)
+  let into = parent
+  if (node.scope) {
+    into = parent.ownerDocument.createElement('span')
+    into.className = scopeClass(node.scope)
+    parent.append(into)
+  }
+  for (const child of node.children) build(into, child)
+}
+
 /** Highlights a finished code element in place (its text stays the same; spans are added). */
 export async function highlightCode(code: HTMLElement, lang: string): Promise<void> {
   const name = resolveLanguage(lang)
   if (!name) return
   const [ok] = await Promise.all([loadLanguage(name), ...(needs[name] ?? []).map(loadLanguage)])
-  if (!ok || code.hasAttribute('data-highlighted')) return
+  if (!ok || code.hasAttribute('data-highlighted') || !code.isConnected) return
   const source = code.textContent ?? ''
-  const { value } = hljs.highlight(source, { language: name, ignoreIllegals: true })
-  code.replaceChildren(sanitize(value, code.ownerDocument))
+  const result = hljs.highlight(source, { language: name, ignoreIllegals: true })
+  const tree = (result._emitter as unknown as { root: TokenNode }).root
+  adoptCss(code, 'hljs', css)
+  code.replaceChildren()
+  build(code, tree)
   code.classList.add('hljs')
   code.setAttribute('data-highlighted', '')
 }
+
+/** The renderer's entry point: highlights the code of a finished code block (`.lx-code`). */
+export const enhance = (box: Element, lang: string): Promise<void> => highlightCode(box.querySelector('code')!, lang)

@@ -120,12 +120,13 @@ describe('incremental rendering', () => {
     )
   })
 
-  it('resolves reference links defined after their use once the answer is done', () => {
+  it('shows reference-style links as text, streamed or not (only inline links are links)', () => {
     const text = '见[文档][doc]。\n\n更多内容。\n\n[doc]: https://example.com/doc\n'
     const { root, renderer } = mount()
     stream(renderer, text, 3)
-    expect(root.querySelector('a')?.getAttribute('href')).toBe('https://example.com/doc')
     expect(root.innerHTML).toBe(renderOnce(text).innerHTML)
+    expect(root.querySelector('p')!.textContent).toBe('见[文档][doc]。')
+    expect(root.querySelector('p')!.querySelector('a')).toBeNull()
   })
 
   it('starts over when the text is replaced (a regenerated answer), and reopens after done', () => {

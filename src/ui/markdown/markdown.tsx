@@ -21,8 +21,8 @@ export interface MarkdownProps {
 }
 
 /**
- * An assistant message rendered as markdown. The renderer (marked, DOMPurify, styles) is a
- * separate chunk; until it has loaded the raw text shows as it is, so nothing is ever blank.
+ * An assistant message rendered as markdown. The renderer (parser, incremental renderer, styles)
+ * is a separate chunk; until it has loaded the raw text shows as it is, so nothing is ever blank.
  */
 export function Markdown({ text, streaming, className }: MarkdownProps) {
   const ref = useRef<HTMLDivElement>(null)

@@ -10,6 +10,11 @@ import { adoptCss } from './styles'
 
 const registered = new WeakSet<Document>()
 
+/** KaTeX's stylesheet, and how a typeset placeholder differs from one waiting for it. */
+const css = `${katexCss}
+.lx-md .lx-math[data-done]{font:inherit;color:inherit;white-space:normal}
+.lx-md .katex-display{margin:0}`
+
 /** The CDN folder the loader recorded (the element chunks' folder), else /cdn/ on this origin. */
 export function cdnBase(): string {
   const base = getBoot().cdnBase || '/cdn/'
@@ -57,9 +62,12 @@ export function renderMath(placeholders: Iterable<Element>): void {
     if (el.hasAttribute('data-done')) continue
     const doc = el.ownerDocument
     registerFonts(doc)
-    adoptCss(el, 'katex', katexCss)
+    adoptCss(el, 'katex', css)
     const tex = el.textContent ?? ''
     el.replaceChildren(renderTex(tex, el.classList.contains('lx-math-display'), doc))
     el.setAttribute('data-done', '')
   }
 }
+
+/** The renderer's entry point: typesets a maths placeholder. */
+export const enhance = (el: Element): void => renderMath([el])

@@ -1,9 +1,14 @@
 import mermaid from 'mermaid/dist/mermaid.esm.min.mjs'
 import { sanitizeSvg } from './sanitize'
+import { adoptCss } from './styles'
 
 // Mermaid diagrams, loaded only when an answer has a finished ```mermaid block. Strict security
 // (no click callbacks, labels escaped), SVG-only labels (no foreignObject), and the SVG is
 // sanitised again on the way into the page. A diagram's own directives may not loosen any of it.
+
+const css = `.lx-md .lx-mermaid{padding:12px;overflow-x:auto;text-align:center}
+.lx-md .lx-mermaid svg{max-width:100%;height:auto}
+.lx-md .lx-code-note{margin:0;padding:6px 12px;border-top:var(--l);color:var(--m);font-size:12px}`
 
 let initialised = false
 let queue: Promise<unknown> = Promise.resolve()
@@ -60,3 +65,33 @@ export function renderMermaid(source: string, doc: Document): Promise<DocumentFr
   queue = job.catch(() => null)
   return job
 }
+
+/**
+ * Draws the diagram of a finished ```` ```mermaid ```` block (an `.lx-code` box) under its header,
+ * hiding the source; a diagram that does not parse keeps its source, with a note.
+ */
+export async function drawMermaid(box: Element): Promise<void> {
+  const doc = box.ownerDocument
+  const note = (text: string) => {
+    if (!box.querySelector('.lx-code-note')) box.append(Object.assign(doc.createElement('p'), { className: 'lx-code-note', textContent: text }))
+  }
+  adoptCss(box, 'mermaid', css)
+  let svg: DocumentFragment | null
+  try {
+    svg = await renderMermaid(box.querySelector('code')?.textContent ?? '', doc)
+  } catch {
+    return note('图表无法显示，已显示源码')
+  }
+  if (!svg) return note('图表语法有误，已显示源码')
+  const holder = doc.createElement('div')
+  holder.className = 'lx-mermaid'
+  holder.setAttribute('role', 'img')
+  holder.setAttribute('aria-label', '图表')
+  holder.append(svg)
+  const pre = box.querySelector('pre')
+  if (pre) pre.hidden = true
+  box.append(holder)
+}
+
+/** The renderer's entry point: draws a finished mermaid block (`.lx-code`). */
+export const enhance = (box: Element): Promise<void> => drawMermaid(box)

@@ -44,7 +44,10 @@ describe('markdown rendering', () => {
     expect(root.querySelector('p')!.innerHTML).toBe('段落，<strong>粗体</strong>、<em>斜体</em>、<del>删除</del>、<code>code</code>。<br>第二行')
     expect(root.querySelector('ul ol li')!.textContent).toBe('子项')
     const table = root.querySelector('.lx-table > table')!
-    expect([...table.querySelectorAll('th')].map((th) => th.getAttribute('align'))).toEqual(['left', 'center', 'right'])
+    // alignment is a class of ours, never an attribute
+    expect([...table.querySelectorAll('th')].map((th) => th.className)).toEqual(['lx-left', 'lx-center', 'lx-right'])
+    expect([...table.querySelectorAll('td')].map((td) => td.className)).toEqual(['lx-left', 'lx-center', 'lx-right'])
+    expect(table.querySelector('[align]')).toBeNull()
     expect(table.querySelectorAll('tbody td')).toHaveLength(3)
   })
 
@@ -131,7 +134,7 @@ describe('code blocks', () => {
     await settle()
     expect(root.querySelector('code')!.classList.contains('hljs')).toBe(false)
     for (const spy of loaders) expect(spy).not.toHaveBeenCalled()
-    expect(markdownCss).toMatch(/\.lx-code pre \{[^}]*overflow-x: auto/)
+    expect(markdownCss).toMatch(/\.lx-md pre\{[^}]*overflow-x:auto/)
   })
 })
 

@@ -1,51 +1,18 @@
 import createDOMPurify, { type Config, type DOMPurify } from 'dompurify'
-import { getBoot } from '../boot'
+import { safeLinkUrl } from './url'
 
-// Every piece of HTML the renderer inserts passes through DOMPurify, in the window of the tree it
-// goes into, with one of three allowlists: rendered markdown (html), KaTeX output (math) and
-// mermaid's diagrams (svg). On top of DOMPurify's own checks:
+export { safeLinkUrl }
+
+// The markup that libraries produce, sanitised with DOMPurify in the window of the tree it goes
+// into: KaTeX's output (math) and mermaid's diagrams (svg). Markdown itself never comes here: the
+// renderer builds its DOM node by node (parse.ts). Only the maths and mermaid chunks import this
+// module, so DOMPurify loads with them, not with the renderer. On top of DOMPurify's own checks:
 // - a link keeps its destination only if the parsed DOM value is an absolute http, https or mailto
 //   URL; it then opens in a new tab with rel="noopener noreferrer nofollow";
-// - nothing can fetch: no img/image/video/iframe/object/embed/link/meta/base/form tags, no style
-//   attributes in markdown, and in KaTeX and mermaid output no `url()`, `@import`, `image-set()`
-//   or CSS escapes in any style.
+// - nothing can fetch: no img/image/video/iframe/object/embed/link/meta/base/form tags, and no
+//   `url()`, `@import`, `image-set()` or CSS escapes in any style.
 
-type Mode = 'html' | 'math' | 'svg'
-
-const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:'])
-
-/** Absolute http(s)/mailto URL → its normalised form; anything else (relative, javascript:, data: …) → null. */
-export function safeLinkUrl(value: string | null | undefined): string | null {
-  if (!value) return null
-  try {
-    // parsed as a browser would (it drops tabs and newlines, lowercases the scheme); relative fails
-    const url = new URL(value.trim())
-    return LINK_PROTOCOLS.has(url.protocol) ? url.href : null
-  } catch {
-    return null
-  }
-}
-
-/**
- * Where images may load from without a click: the API's own `/files/` (Lingxi re-hosts every
- * generated or uploaded image there, so loading it tells no third party anything). Everything
- * else stays a placeholder link.
- */
-export function filesBase(): string {
-  const page = typeof location === 'undefined' ? 'http://localhost/' : location.href
-  return new URL(`${(getBoot().apiBase ?? '').replace(/\/+$/, '')}/files/`, page).href
-}
-
-/** Whether an absolute URL points into {@link filesBase} (after resolving `..`). */
-export function isLocalFile(url: string, base = filesBase()): boolean {
-  try {
-    const u = new URL(url)
-    const b = new URL(base)
-    return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === b.origin && u.pathname.startsWith(b.pathname) && !/%2f|%5c|\\/i.test(u.pathname)
-  } catch {
-    return false
-  }
-}
+type Mode = 'math' | 'svg'
 
 const FETCHING_CSS = /url\s*\(|@import|image-set\s*\(|image\s*\(|expression\s*\(|\\|javascript:|behavior\s*:|-moz-binding|@font-face|src\s*\(/i
 
@@ -65,11 +32,6 @@ export function safeStylesheet(css: string): string {
     .replace(/expression\s*\(|javascript:|behavior\s*:|-moz-binding/gi, '')
 }
 
-const HTML_TAGS = [
-  'a', 'blockquote', 'br', 'button', 'code', 'del', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'input',
-  'li', 'ol', 'p', 'pre', 'span', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
-]
-const HTML_ATTRS = ['href', 'title', 'class', 'start', 'align', 'type', 'checked', 'disabled', 'data-lang', 'data-img', 'data-src']
 const NEVER = [
   'script', 'style', 'iframe', 'frame', 'frameset', 'object', 'embed', 'form', 'link', 'meta', 'base', 'img', 'image',
   'picture', 'source', 'video', 'audio', 'track', 'input', 'textarea', 'select', 'button', 'foreignObject', 'use',
@@ -77,12 +39,6 @@ const NEVER = [
 ]
 
 const configs: Record<Mode, Config> = {
-  html: {
-    ALLOWED_TAGS: HTML_TAGS,
-    ALLOWED_ATTR: HTML_ATTRS,
-    ALLOW_DATA_ATTR: false,
-    ALLOW_ARIA_ATTR: false,
-  },
   math: {
     USE_PROFILES: { html: true, svg: true, mathMl: true },
     FORBID_TAGS: ['a', ...NEVER],
@@ -105,16 +61,7 @@ function hooksFor(purify: DOMPurify, mode: Mode): void {
     const el = node as Element
     if (el.nodeType !== 1) return
     const tag = el.localName
-    if (el.hasAttribute('style')) {
-      const clean = mode === 'html' ? null : safeStyle(el.getAttribute('style') ?? '')
-      if (clean === null) el.removeAttribute('style')
-    }
-    if (mode === 'html' && tag === 'input') {
-      if (el.getAttribute('type') === 'checkbox') el.setAttribute('disabled', '')
-      else el.remove()
-      return
-    }
-    if (mode === 'html' && tag === 'button') el.setAttribute('type', 'button')
+    if (el.hasAttribute('style') && safeStyle(el.getAttribute('style') ?? '') === null) el.removeAttribute('style')
     if (tag === 'a') {
       for (const attr of ['href', 'xlink:href']) {
         if (!el.hasAttribute(attr)) continue
@@ -158,9 +105,9 @@ function purifier(win: Window & typeof globalThis, mode: Mode): DOMPurify {
 
 /**
  * Sanitises `html` into a fragment of `doc` (the document of the tree it will be inserted in).
- * `mode`: 'html' for rendered markdown, 'math' for KaTeX output, 'svg' for mermaid diagrams.
+ * `mode`: 'math' for KaTeX output, 'svg' for mermaid diagrams.
  */
-export function sanitize(html: string, doc: Document, mode: Mode = 'html'): DocumentFragment {
+export function sanitize(html: string, doc: Document, mode: Mode): DocumentFragment {
   const win = (doc.defaultView ?? window) as Window & typeof globalThis
   const purify = purifier(win, mode)
   const fragment = purify.sanitize(html, { ...configs[mode], RETURN_DOM_FRAGMENT: true })

@@ -12,6 +12,8 @@ const paths = {
   stop: 'M8 8h8v8H8z',
   retry: 'M20 12a8 8 0 11-2.4-5.7 M20 4v5h-5',
   copy: 'M9 9h11v11H9z M5 15H4V4h11v1',
+  close: 'M6 6l12 12 M18 6L6 18',
+  chevron: 'M6 9l6 6 6-6',
 }
 
 export type GlyphName = keyof typeof paths

@@ -1,4 +1,4 @@
-import { memo, useEffect, useLayoutEffect, useRef, useState, type MutableRefObject } from 'react'
+import { memo, useContext, useEffect, useLayoutEffect, useRef, useState, type MutableRefObject } from 'react'
 import {
   confirm,
   copyText,
@@ -14,6 +14,7 @@ import { Logo } from '../../ui/icons'
 import { Markdown } from '../../ui/markdown'
 import { Glyph, IconButton, RoleAvatar } from './glyphs'
 import { report } from './notice'
+import { ReplyContext } from './reply'
 
 const DEFAULT_EXAMPLES = ['用三句话解释什么是量子计算', '帮我写一封请假邮件，语气礼貌', '推荐几本适合入门的科幻小说', '把「心有灵犀一点通」翻译成英文并解释']
 /** How close to the bottom still counts as being there (px). */
@@ -39,6 +40,8 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
   const sentinel = useRef<HTMLDivElement>(null)
   /** The reader is at the bottom (as of their last scroll). */
   const stick = useRef(true)
+  /** scrollTop at the last scroll event (to tell the reader's scrolling from the content's growth). */
+  const lastTop = useRef(0)
   const [atBottom, setAtBottom] = useState(true)
   /** Distance from the bottom before an older page was asked for. */
   const anchor = useRef<number | null>(null)
@@ -70,8 +73,12 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
     const el = scroller.current
     if (!el) return
     const bottom = el.scrollHeight - el.scrollTop - el.clientHeight <= NEAR
-    stick.current = bottom
-    setAtBottom(bottom)
+    // Only the reader lets go of the bottom, by scrolling up: a scroll event that arrives after
+    // the streamed text grew again (React renders later than preact) must not.
+    const up = el.scrollTop < lastTop.current - 1
+    lastTop.current = el.scrollTop
+    if (bottom || up) stick.current = bottom
+    setAtBottom(bottom || stick.current)
   }
 
   // Another topic, or its first page: start at the newest message.
@@ -127,7 +134,7 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
   const empty = messages?.loaded && list.length === 0
   return (
     <div className="relative flex-1 min-h-0">
-      <div ref={scroller} onScroll={handleScroll} className="h-full overflow-y-auto [overflow-anchor:none] px-3 md:px-6">
+      <div ref={scroller} onScroll={handleScroll} className="h-full overflow-y-auto overscroll-contain [overflow-anchor:none] px-3 md:px-6">
         <div ref={sentinel} className="h-px" />
         <div ref={content} className="max-w-3xl mx-auto py-4">
           {empty || !topic ? <Welcome topic={topic} examples={examples ?? DEFAULT_EXAMPLES} onExample={onExample} /> : null}
@@ -197,11 +204,15 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
   const streaming = m.status === 'streaming'
   const failed = m.status === 'error' || m.status === 'timeout'
   const note = NOTES[m.status]
+  const watch = useContext(ReplyContext)
 
   async function handleDelete() {
     if (await confirm({ title: '删除消息', message: '确定删除这条消息吗？', confirmText: '删除' })) deleteMessage(m.messageId).catch(report)
   }
-  const retry = () => regenerate(m.messageId).catch(report)
+  const retry = () =>
+    regenerate(m.messageId)
+      .then((result) => watch?.(result))
+      .catch(report)
 
   return (
     <article

@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useRef, useState } from 'react'
-import { $chatConfig, saveTopicConfig, toggleContext, type Topic } from '../../core'
+import { $chatConfig, createTopic, saveTopicConfig, toggleContext, type Topic } from '../../core'
 import { report } from './notice'
 
 /** Model, temperature and context of the active topic, each saved as it changes. */
@@ -12,9 +12,28 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
   useEffect(() => setTemperature(topic?.temperature ?? 0.7), [topic?.topicId, topic?.temperature])
   useEffect(() => () => clearTimeout(timer.current), [])
 
-  if (!topic) return <p className="text-sm text-muted">发送第一条消息后即可调整对话设置。</p>
-  const id = topic.topicId
   const models = config?.models ?? []
+  // No conversation yet: choosing a model starts one with it, then the other settings appear.
+  if (!topic) {
+    return (
+      <label className="flex flex-col gap-1.5 text-sm">
+        <span className="text-muted">模型</span>
+        <select
+          value={config?.defaultModel ?? ''}
+          onChange={(e) => createTopic({ model: (e.target as HTMLSelectElement).value }).catch(report)}
+          className="h-10 px-3 rounded-lg border border-line bg-raised text-ink outline-none focus:border-primary"
+        >
+          {models.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.name}
+            </option>
+          ))}
+        </select>
+        <span className="text-xs text-muted">选择模型即开始新对话，温度与上下文随后可调。</span>
+      </label>
+    )
+  }
+  const id = topic.topicId
   const known = models.some((m) => m.id === topic.model)
 
   function handleTemperature(value: number) {

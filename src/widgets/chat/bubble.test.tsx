@@ -1,0 +1,133 @@
+// @vitest-environment happy-dom
+import { $loginOpen, $token } from '../../core'
+
+// <lingxi-chat mode="bubble">: the launcher, the panel, the open state on the host, the methods
+// and the events. Runs under real React and under preact/compat (vitest projects 'react' and
+// 'preact'). Logged out, so no chat request is made; Chromium runs the whole flow (tests/e2e).
+
+type ChatElement = HTMLElementTagNameMap['lingxi-chat']
+const flush = () => new Promise((r) => setTimeout(r, 30))
+
+beforeAll(async () => {
+  // The session's boot asks for the system config: offline here (a toast nobody shows).
+  vi.stubGlobal('fetch', () => Promise.reject(new TypeError('offline')))
+  await import('./chat.element')
+})
+afterAll(() => vi.unstubAllGlobals())
+afterEach(() => {
+  document.body.innerHTML = ''
+  localStorage.clear()
+  $token.set(null)
+  $loginOpen.set(false)
+})
+
+function mount(attrs: Record<string, string> = {}) {
+  const el = document.createElement('lingxi-chat') as ChatElement
+  el.setAttribute('mode', 'bubble')
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v)
+  const events: string[] = []
+  for (const type of ['lingxi-open', 'lingxi-close']) el.addEventListener(type, (e) => events.push(`${e.type}:${(e as CustomEvent).composed}:${e.bubbles}`))
+  document.body.append(el)
+  const root = el.shadowRoot!
+  const launcher = () => root.querySelector<HTMLButtonElement>('[part=launcher]')!
+  const panel = () => root.querySelector<HTMLElement>('[part=panel]')!
+  return { el, root, events, launcher, panel }
+}
+
+describe('<lingxi-chat mode="bubble">', () => {
+  it('shows a launcher named by `label` (default 打开灵犀 AI 对话), and a closed panel', async () => {
+    const a = mount()
+    await vi.waitFor(() => expect(a.launcher()).not.toBeNull())
+    expect(a.launcher().getAttribute('aria-label')).toBe('打开灵犀 AI 对话')
+    expect(a.launcher().getAttribute('aria-expanded')).toBe('false')
+    expect(a.panel().getAttribute('role')).toBe('dialog')
+    expect(a.panel().getAttribute('aria-label')).toBe('灵犀 AI')
+    expect(a.panel().children).toHaveLength(0) // the conversation loads on first opening
+    const b = mount({ label: '问问客服' })
+    await vi.waitFor(() => expect(b.launcher().getAttribute('aria-label')).toBe('问问客服'))
+  })
+
+  it('opens from the launcher: `open` on the host, lingxi-open (bubbling, composed), the panel with its header', async () => {
+    const { el, events, launcher, panel } = mount()
+    await vi.waitFor(() => expect(launcher()).not.toBeNull())
+    launcher().click()
+    await vi.waitFor(() => expect(el.hasAttribute('open')).toBe(true))
+    expect(el.open).toBe(true)
+    expect(launcher().getAttribute('aria-expanded')).toBe('true')
+    await vi.waitFor(() => expect(panel().textContent).toContain('登录后开始对话'))
+    expect(panel().querySelector('h2')!.textContent).toBe('灵犀 AI')
+    expect(events).toEqual(['lingxi-open:true:true'])
+  })
+
+  it('Esc in the panel closes it, announces lingxi-close and gives the focus back to the launcher', async () => {
+    const { el, events, launcher, panel } = mount({ open: '' })
+    await vi.waitFor(() => expect(panel().textContent).toContain('登录后开始对话'))
+    panel().querySelector<HTMLButtonElement>('button')!.focus()
+    panel().dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
+    await vi.waitFor(() => expect(el.hasAttribute('open')).toBe(false))
+    expect(el.shadowRoot!.activeElement).toBe(launcher())
+    expect(events).toEqual(['lingxi-open:true:true', 'lingxi-close:true:true'])
+  })
+
+  it('show(), hide(), toggle() and the `open` property drive it; false removes the attribute', async () => {
+    const { el, events, launcher } = mount()
+    await vi.waitFor(() => expect(launcher()).not.toBeNull())
+    el.show()
+    await vi.waitFor(() => expect(launcher().getAttribute('aria-expanded')).toBe('true'))
+    el.toggle()
+    await vi.waitFor(() => expect(launcher().getAttribute('aria-expanded')).toBe('false'))
+    el.open = true
+    expect(el.getAttribute('open')).toBe('')
+    await vi.waitFor(() => expect(launcher().getAttribute('aria-expanded')).toBe('true'))
+    el.open = false
+    expect(el.hasAttribute('open')).toBe(false)
+    el.hide()
+    await vi.waitFor(() => expect(launcher().getAttribute('aria-expanded')).toBe('false'))
+    expect(events).toEqual(['lingxi-open:true:true', 'lingxi-close:true:true', 'lingxi-open:true:true', 'lingxi-close:true:true'])
+  })
+
+  it("obeys lingxi('open') and lingxi('close') (the lingxi-command window event)", async () => {
+    const { el, launcher } = mount()
+    await vi.waitFor(() => expect(launcher()).not.toBeNull())
+    dispatchEvent(new CustomEvent('lingxi-command', { detail: { command: 'open' } }))
+    await vi.waitFor(() => expect(el.hasAttribute('open')).toBe(true))
+    dispatchEvent(new CustomEvent('lingxi-command', { detail: { command: 'close' } }))
+    await vi.waitFor(() => expect(el.hasAttribute('open')).toBe(false))
+  })
+
+  it('shows the greeting once: dismissed, it stays away (a new text shows again)', async () => {
+    const a = mount({ greeting: '你好，有什么可以帮你？' })
+    const greeting = () => a.root.querySelector('[part=greeting]')
+    await vi.waitFor(() => expect(greeting()?.textContent).toContain('你好，有什么可以帮你？'))
+    greeting()!.querySelector<HTMLButtonElement>('[aria-label=关闭提示]')!.click()
+    await vi.waitFor(() => expect(greeting()).toBeNull())
+    a.el.remove()
+    const b = mount({ greeting: '你好，有什么可以帮你？' })
+    await flush()
+    expect(b.root.querySelector('[part=greeting]')).toBeNull()
+    b.el.setAttribute('greeting', '新品上架，问问我')
+    await vi.waitFor(() => expect(b.root.querySelector('[part=greeting]')?.textContent).toContain('新品上架'))
+  })
+
+  it('puts the launcher bottom-left with position="bottom-left", and colours it with `color`', async () => {
+    const { el, root } = mount({ position: 'bottom-left', color: '#1677ff' })
+    await vi.waitFor(() => expect(root.querySelector('[part=dock]')).not.toBeNull())
+    const dock = root.querySelector<HTMLElement>('[part=dock]')!
+    expect(dock.className).toContain('left-5')
+    expect(dock.style.getPropertyValue('--color-primary')).toBe('#1677ff')
+    el.setAttribute('position', 'bottom-right')
+    await vi.waitFor(() => expect(root.querySelector<HTMLElement>('[part=dock]')!.className).toContain('right-5'))
+  })
+
+  it('keeps a property set before the element was defined', async () => {
+    const el = document.createElement('lingxi-chat-later') as ChatElement
+    el.setAttribute('mode', 'bubble')
+    el.greeting = '先设置的问候'
+    document.body.append(el)
+    const { defineElement } = await import('../../ui/define')
+    const { Chat } = await import('./chat')
+    defineElement('lingxi-chat-later', Chat, { mode: 'string', greeting: 'string' })
+    await vi.waitFor(() => expect(el.shadowRoot?.querySelector('[part=greeting]')?.textContent).toContain('先设置的问候'))
+    expect(el.getAttribute('greeting')).toBe('先设置的问候')
+  })
+})

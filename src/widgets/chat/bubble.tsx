@@ -1,0 +1,223 @@
+import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react'
+import { Icon } from '../../ui/icons'
+import { EVENT_CLOSE, EVENT_COMMAND, EVENT_OPEN, emitFrom } from './events'
+import { Glyph } from './glyphs'
+
+/** localStorage: the greeting text the visitor has seen (a new text shows again). */
+const GREETING_SEEN_KEY = 'lingxi-greeting-seen'
+const DEFAULT_LABEL = '打开灵犀 AI 对话'
+
+export interface BubbleProps {
+  container?: ShadowRoot
+  /** Open state asked by the page (the element's `open` attribute or the React prop). */
+  open?: boolean
+  /** `bottom-right` (default) or `bottom-left`. */
+  position?: string
+  /** The launcher's colour (any CSS colour); also the accent inside the panel. */
+  color?: string
+  /** A short text shown once beside the launcher until dismissed or opened. */
+  greeting?: string
+  /** The launcher's accessible name. */
+  label?: string
+  onOpenChange?: (open: boolean) => void
+  /** Warm up the panel's code (pointer over the launcher, or focus). */
+  onPrefetch?: () => void
+  /** The panel's content, rendered from the first opening on. */
+  children: (close: () => void) => ReactNode
+}
+
+type Popoverish = HTMLElement & { showPopover?: () => void; hidePopover?: () => void }
+
+/** Into the top layer (nothing on the page can cover it); pages without popover get a maximal z-index. */
+function raise(el: Popoverish) {
+  if (typeof el.showPopover !== 'function') return
+  try {
+    if (el.matches(':popover-open')) el.hidePopover!()
+    el.showPopover()
+  } catch {
+    // not in the document any more, or a browser that half-supports popover: the z-index remains
+  }
+}
+
+function lower(el: Popoverish) {
+  try {
+    if (typeof el.hidePopover === 'function' && el.matches(':popover-open')) el.hidePopover()
+  } catch {
+    // as above
+  }
+}
+
+function readSeen(): string | null {
+  try {
+    return localStorage.getItem(GREETING_SEEN_KEY)
+  } catch {
+    return null
+  }
+}
+
+function writeSeen(text: string) {
+  try {
+    localStorage.setItem(GREETING_SEEN_KEY, text)
+  } catch {
+    // storage refused (private mode, sandbox): the greeting may show again
+  }
+}
+
+/** Dark or light ink for text on `rgb(...)`, by relative luminance; undefined when unknown. */
+function inkOn(rgb: string): string | undefined {
+  const m = /rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)/.exec(rgb)
+  if (!m) return undefined
+  const [r, g, b] = [m[1], m[2], m[3]].map((v) => {
+    const c = Number(v) / 255
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+  }) as [number, number, number]
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.4 ? '#17181c' : '#ffffff'
+}
+
+/**
+ * The floating launcher and its chat panel: 400×640 beside the launcher's corner from 640 px up,
+ * full screen below. Esc or the close button closes it and focus returns to the launcher. The
+ * open state is reflected on the host (`open` attribute) and announced with lingxi-open/close.
+ */
+export function Bubble({ container, open, position, color, greeting, label, onOpenChange, onPrefetch, children }: BubbleProps) {
+  const [isOpen, setOpen] = useState(!!open)
+  const [opened, setOpened] = useState(!!open)
+  const [greet, setGreet] = useState(false)
+  const [ink, setInk] = useState<string | undefined>(undefined)
+  const dock = useRef<HTMLDivElement>(null)
+  const panel = useRef<HTMLDivElement>(null)
+  const launcher = useRef<HTMLButtonElement>(null)
+  const announced = useRef(false)
+  const left = position === 'bottom-left'
+
+  useEffect(() => setOpen(!!open), [open])
+
+  // `lingxi('open')` / `lingxi('close')` reach every bubble, also those inside other shadow roots.
+  useEffect(() => {
+    const handle = (event: Event) => {
+      const command = (event as CustomEvent<{ command?: string } | null>).detail?.command
+      if (command === 'open' || command === 'close') setOpen(command === 'open')
+    }
+    addEventListener(EVENT_COMMAND, handle)
+    return () => removeEventListener(EVENT_COMMAND, handle)
+  }, [])
+
+  useEffect(() => {
+    if (greeting && readSeen() !== greeting) setGreet(true)
+  }, [greeting])
+
+  useLayoutEffect(() => {
+    if (dock.current) raise(dock.current)
+  }, [])
+
+  useLayoutEffect(() => {
+    const el = launcher.current
+    setInk(color && el ? inkOn(getComputedStyle(el).backgroundColor) : undefined)
+  }, [color])
+
+  useLayoutEffect(() => {
+    const el = panel.current
+    if (!el) return
+    if (isOpen) {
+      setOpened(true)
+      if (greeting) dismissGreeting()
+      raise(el)
+      // Toasts shown before must stay above the panel: the toaster re-raises on its next change.
+      if (!el.contains(container?.activeElement ?? null)) el.focus()
+    } else {
+      const hadFocus = !!container?.activeElement && el.contains(container.activeElement)
+      lower(el)
+      if (hadFocus) launcher.current?.focus()
+    }
+  }, [isOpen])
+
+  useEffect(() => {
+    const host = container?.host
+    if (host && host.hasAttribute('open') !== isOpen) host.toggleAttribute('open', isOpen)
+    if (!announced.current && !isOpen) return
+    announced.current = true
+    emitFrom(container, isOpen ? EVENT_OPEN : EVENT_CLOSE)
+    onOpenChange?.(isOpen)
+  }, [isOpen])
+
+  function dismissGreeting() {
+    setGreet(false)
+    if (greeting) writeSeen(greeting)
+  }
+
+  function close() {
+    setOpen(false)
+    launcher.current?.focus()
+  }
+
+  function handleKeyDown(event: { key: string; defaultPrevented: boolean; preventDefault(): void }) {
+    if (event.key !== 'Escape' || event.defaultPrevented || !isOpen) return
+    event.preventDefault()
+    close()
+  }
+
+  const accent = (color ? { '--color-primary': color, ...(ink ? { '--color-primary-ink': ink } : {}) } : undefined) as CSSProperties | undefined
+  const name = label || DEFAULT_LABEL
+  return (
+    <>
+      <div
+        ref={dock}
+        popover="manual"
+        part="dock"
+        style={accent}
+        onKeyDown={handleKeyDown as never}
+        className={`fixed inset-auto bottom-5 ${left ? 'left-5 flex-row-reverse' : 'right-5'} m-0 p-0 border-0 bg-transparent overflow-visible z-[2147483647] flex items-center gap-3 pointer-events-none`}
+      >
+        {greet && !isOpen && (
+          <div part="greeting" role="status" className="pointer-events-auto relative max-w-[240px] rounded-2xl border border-line bg-surface py-2.5 pl-4 pr-9 text-sm text-ink shadow-xl lx-rise">
+            <button type="button" onClick={() => setOpen(true)} className="text-left">
+              {greeting}
+            </button>
+            <button
+              type="button"
+              aria-label="关闭提示"
+              title="关闭提示"
+              onClick={dismissGreeting}
+              className="absolute right-1.5 top-1.5 size-6 grid place-items-center rounded-full text-muted hover:text-ink hover:bg-raised"
+            >
+              <Glyph name="close" className="size-3.5" />
+            </button>
+          </div>
+        )}
+        <button
+          ref={launcher}
+          type="button"
+          part="launcher"
+          aria-label={name}
+          title={name}
+          aria-expanded={isOpen}
+          aria-controls="lingxi-chat-panel"
+          onClick={() => setOpen(!isOpen)}
+          onPointerEnter={onPrefetch}
+          onFocus={onPrefetch}
+          className="pointer-events-auto size-14 shrink-0 grid place-items-center rounded-full bg-primary text-primary-ink shadow-[0_8px_24px_rgba(0,0,0,0.35)] transition-transform hover:scale-105 active:scale-95"
+        >
+          {isOpen ? <Glyph name="chevron" className="size-7" /> : <Icon name="chat" className="size-7" />}
+        </button>
+      </div>
+      <div
+        ref={panel}
+        id="lingxi-chat-panel"
+        popover="manual"
+        role="dialog"
+        aria-label="灵犀 AI"
+        part="panel"
+        tabIndex={-1}
+        style={accent}
+        onKeyDown={handleKeyDown as never}
+        className={`fixed inset-0 m-0 p-0 w-full h-[100dvh] max-w-none max-h-none border-0 bg-bg text-ink overflow-hidden outline-none z-[2147483647] sm:inset-auto sm:bottom-[96px] ${
+          left ? 'sm:left-5' : 'sm:right-5'
+        } sm:w-[400px] sm:h-[640px] sm:max-w-[calc(100vw-40px)] sm:max-h-[calc(100dvh-116px)] sm:rounded-2xl sm:border sm:border-line sm:shadow-[0_16px_48px_rgba(0,0,0,0.45)] ${
+          isOpen ? 'flex flex-col lx-rise' : 'hidden'
+        }`}
+      >
+        {opened && children(close)}
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,325 @@
+import { useStore } from '@nanostores/react'
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
+import {
+  $activeTopicId,
+  $chatConfig,
+  $messages,
+  $streaming,
+  $token,
+  $topics,
+  activeRequest,
+  clearTopic,
+  confirm,
+  createTopic,
+  EVENT_CHAT_COMMAND,
+  selectTopic,
+  sendMessage,
+  startChat,
+  stopMessage,
+  type SendResult,
+} from '../../core'
+import { preloadMarkdown } from '../../ui/markdown'
+import { MD, SM, useMedia } from '../../ui/use-media'
+import { Composer } from './composer'
+import { useWidth } from './dom'
+import type { ReplyDetail } from './events'
+import { IconButton } from './glyphs'
+import { MessageList } from './message-list'
+import { $allowanceNotice, report } from './notice'
+import { PanelHeader } from './panel-header'
+import { ReplyContext } from './reply'
+
+// Opened now and then: loaded on first use.
+const ChatSettings = lazy(() => import('./settings').then((m) => ({ default: m.ChatSettings })))
+// Inline on narrow screens only (a bubble's panel has its own drawer).
+const Dialog = lazy(() => import('../../ui/dialog').then((m) => ({ default: m.Dialog })))
+// In a bubble's panel the topics are a drawer that many never open.
+const loadTopicList = () => import('./topic-list')
+const TopicList = lazy(() => loadTopicList().then((m) => ({ default: m.TopicList })))
+const Loading = () => <p className="text-sm text-muted">加载中…</p>
+
+/** Below this width (or on a phone) the topic list is a drawer. */
+const WIDE = 560
+
+export interface ChatViewProps {
+  /** Open this topic (default: the last one used). */
+  topicId?: string
+  /** The page's header drives the chat on phones (`lingxi-chat-command`): no header of its own there. */
+  externalControls?: boolean
+  /**
+   * Inside a bubble's panel: the panel's header (灵犀 AI, topics, new topic, settings, clear,
+   * close), the topic list as a drawer inside the panel, settings under their button.
+   */
+  panel?: { onClose: () => void }
+  /** Focus the question field on arrival (not on phones, where it would raise the keyboard). */
+  autoFocus?: boolean
+  /** A reply asked from this view finished (status complete). */
+  onReply?: (reply: ReplyDetail) => void
+}
+
+/** The chat of a logged-in person: the topic list beside (or in a drawer over) the conversation. */
+export function ChatView({ topicId, externalControls, panel, autoFocus, onReply }: ChatViewProps) {
+  const token = useStore($token)
+  const activeId = useStore($activeTopicId)
+  const topics = useStore($topics)
+  const messages = useStore($messages)
+  const streams = useStore($streaming)
+  const config = useStore($chatConfig)
+  const notice = useStore($allowanceNotice)
+  const desktop = useMedia(MD)
+  const rootRef = useRef<HTMLDivElement>(null)
+  const width = useWidth(rootRef)
+  const wide = !panel && desktop && (width === 0 || width >= WIDE)
+  const [drawer, setDrawer] = useState(false)
+  const [settings, setSettings] = useState(false)
+  const composerRef = useRef<HTMLTextAreaElement>(null)
+  const scrollRef = useRef<() => void>(() => {})
+  const replyRef = useRef(onReply)
+  replyRef.current = onReply
+
+  const topic = topics?.find((t) => t.topicId === activeId) ?? null
+  const request = activeRequest(streams, activeId)
+  // Inline, the list is (nearly) always in view: fetch it along.
+  if (!panel) void loadTopicList().catch(() => {})
+
+  /** Tells the element's page when a reply asked from here has finished. */
+  const watch = useCallback((result: SendResult) => {
+    void result.finished.then((status) => {
+      if (status !== 'ready') return
+      for (const [topicId, slot] of Object.entries($messages.get())) {
+        const m = slot.list.find((x) => x.messageId === result.replyId)
+        if (m?.status === 'complete') return replyRef.current?.({ topicId, messageId: m.messageId, content: m.content })
+      }
+    })
+  }, [])
+
+  useEffect(() => {
+    preloadMarkdown().catch(() => {})
+    if (autoFocus && matchMedia(SM).matches) composerRef.current?.focus()
+  }, [])
+
+  // The list is in view when wide: no drawer left pending for a later narrow layout.
+  useEffect(() => {
+    if (wide) setDrawer(false)
+  }, [wide, drawer])
+
+  useEffect(() => {
+    startChat(topicId).then(() => {
+      if (topicId && $activeTopicId.get() !== topicId && $topics.get()?.some((t) => t.topicId === topicId)) selectTopic(topicId).catch(report)
+    })
+  }, [topicId, token])
+
+  useEffect(() => {
+    const handle = (event: Event) => {
+      const command = (event as CustomEvent<{ command?: string } | null>).detail?.command
+      if (command === 'topics') setDrawer(true)
+      else if (command === 'settings') setSettings(true)
+      else if (command === 'clear') void handleClear()
+      else if (command === 'bottom') scrollRef.current()
+    }
+    addEventListener(EVENT_CHAT_COMMAND, handle)
+    return () => removeEventListener(EVENT_CHAT_COMMAND, handle)
+  }, [])
+
+  async function handleClear() {
+    const id = $activeTopicId.get()
+    if (!id || !(await confirm({ title: '清空对话', message: '确定清空当前对话的全部消息吗？清空后无法恢复。', confirmText: '清空' }))) return
+    clearTopic(id).catch(report)
+  }
+
+  async function handleSend(text: string): Promise<boolean> {
+    try {
+      const id = $activeTopicId.get() ?? (await createTopic()).topicId
+      const sending = sendMessage(id, text)
+      scrollRef.current()
+      watch(await sending)
+      $allowanceNotice.set(null)
+      return true
+    } catch (error) {
+      report(error)
+      return false
+    }
+  }
+
+  function closeDrawer() {
+    setDrawer(false)
+    if (panel) rootRef.current?.querySelector<HTMLElement>('header [aria-label="话题列表"]')?.focus()
+  }
+
+  function handlePick(id: string) {
+    closeDrawer()
+    if (id !== $activeTopicId.get()) selectTopic(id).catch(report)
+  }
+
+  async function handleNew() {
+    setDrawer(false)
+    const current = activeId ? messages[activeId] : undefined
+    // An empty topic is already a new one.
+    if (!(topic && !topic.roleId && current?.loaded && current.list.length === 0)) {
+      try {
+        await createTopic()
+      } catch (error) {
+        return report(error)
+      }
+    }
+    composerRef.current?.focus()
+  }
+
+  function handleExample(text: string) {
+    void handleSend(text)
+    composerRef.current?.focus()
+  }
+
+  const modelName = topic ? (config?.models.find((m) => m.id === topic.model)?.name ?? topic.model) : ''
+  const header = wide || desktop || !externalControls
+  const settingsButton = (
+    <div className="relative">
+      <IconButton icon="sliders" label="对话设置" aria-expanded={settings} aria-haspopup="dialog" onClick={() => setSettings(!settings)} />
+      {(wide || panel) && settings && (
+        <Popover onClose={() => setSettings(false)}>
+          <Suspense fallback={<Loading />}>
+            <ChatSettings topic={topic} />
+          </Suspense>
+        </Popover>
+      )}
+    </div>
+  )
+  return (
+    <ReplyContext.Provider value={watch}>
+      <div
+        ref={rootRef}
+        part="base"
+        className={`relative flex ${panel ? 'flex-1 min-h-0' : 'h-[var(--lingxi-chat-height,100%)] min-h-[360px]'} overflow-hidden bg-bg text-ink`}
+      >
+        {wide && (
+          <aside aria-label="话题" className="w-[260px] shrink-0 border-r border-line bg-surface/40">
+            <Suspense fallback={null}>
+              <TopicList activeId={activeId} onPick={handlePick} onNew={handleNew} />
+            </Suspense>
+          </aside>
+        )}
+        <section aria-label="对话" className="flex-1 min-w-0 flex flex-col">
+          {panel ? (
+            <PanelHeader
+              subtitle={topic?.name ?? '新对话'}
+              onClose={panel.onClose}
+              lead={<IconButton icon="list" label="话题列表" aria-expanded={drawer} onClick={() => setDrawer(true)} />}
+            >
+              <IconButton icon="plus" label="新建对话" onClick={handleNew} />
+              {settingsButton}
+              <IconButton icon="eraser" label="清空对话" onClick={handleClear} disabled={!topic} />
+            </PanelHeader>
+          ) : (
+            header && (
+              <header className="h-14 shrink-0 flex items-center gap-1 px-3 md:px-4 border-b border-line">
+                {!wide && <IconButton icon="list" label="话题列表" onClick={() => setDrawer(true)} />}
+                <div className="min-w-0 flex-1 px-1">
+                  <h2 className="truncate font-semibold leading-5">{topic?.name ?? '新对话'}</h2>
+                  {modelName && <p className="truncate text-xs text-muted leading-4">{modelName}</p>}
+                </div>
+                {settingsButton}
+                <IconButton icon="eraser" label="清空对话" onClick={handleClear} disabled={!topic} />
+              </header>
+            )
+          )}
+          <MessageList
+            topic={topic}
+            messages={activeId ? messages[activeId] : undefined}
+            examples={config?.examples}
+            onExample={handleExample}
+            scrollRef={scrollRef}
+          />
+          <Composer busy={!!request} onSend={handleSend} onStop={() => request && stopMessage(request[0]).catch(report)} notice={notice} inputRef={composerRef} />
+        </section>
+        {panel && drawer && (
+          <PanelDrawer onClose={closeDrawer}>
+            <Suspense fallback={<Loading />}>
+              <TopicList activeId={activeId} onPick={handlePick} onNew={handleNew} />
+            </Suspense>
+          </PanelDrawer>
+        )}
+        {!wide && !panel && (drawer || settings) && (
+          <Suspense fallback={null}>
+            <Dialog open={drawer} onClose={() => setDrawer(false)} title="话题列表" placement="right" width={300}>
+              <div className="-mx-4 -mb-4 h-[calc(100%-3.5rem)]">
+                <Suspense fallback={<Loading />}>
+                  <TopicList activeId={activeId} onPick={handlePick} onNew={handleNew} />
+                </Suspense>
+              </div>
+            </Dialog>
+            <Dialog open={settings} onClose={() => setSettings(false)} title="对话设置" placement="bottom" width={420}>
+              <Suspense fallback={<Loading />}>
+                <ChatSettings topic={topic} />
+              </Suspense>
+            </Dialog>
+          </Suspense>
+        )}
+      </div>
+    </ReplyContext.Provider>
+  )
+}
+
+/** The topic list over the conversation, inside the bubble's panel: Esc or a click beside it closes it. */
+function PanelDrawer({ onClose, children }: { onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>('button')?.focus()
+  }, [])
+  return (
+    <div
+      className="absolute inset-0 z-20 flex justify-end bg-black/50 lx-fade-in"
+      onClick={(e) => e.target === e.currentTarget && onClose()}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || e.defaultPrevented) return
+        e.preventDefault()
+        onClose()
+      }}
+    >
+      <div ref={ref} role="dialog" aria-label="话题列表" className="w-[280px] max-w-[85%] h-full flex flex-col border-l border-line bg-surface shadow-2xl lx-slide-left">
+        <div className="h-14 shrink-0 flex items-center justify-between pl-4 pr-2 border-b border-line">
+          <h3 className="font-semibold">话题列表</h3>
+          <IconButton icon="close" label="关闭话题列表" onClick={onClose} />
+        </div>
+        <div className="flex-1 min-h-0">{children}</div>
+      </div>
+    </div>
+  )
+}
+
+/** The settings panel under its button: Esc or a click elsewhere closes it. */
+function Popover({ onClose, children }: { onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const panel = ref.current
+    // The panel takes the focus (its fields may still be loading), so Tab leads into it.
+    panel?.focus()
+    const away = (event: Event) => {
+      if (panel?.parentElement && !event.composedPath().includes(panel.parentElement)) onClose()
+    }
+    // Capture phase, and handled: a chat bubble around it must not close on the same Esc.
+    const escape = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return
+      event.preventDefault()
+      onClose()
+      panel?.parentElement?.querySelector<HTMLElement>('button')?.focus()
+    }
+    document.addEventListener('pointerdown', away)
+    document.addEventListener('keydown', escape, true)
+    return () => {
+      document.removeEventListener('pointerdown', away)
+      document.removeEventListener('keydown', escape, true)
+    }
+  }, [])
+
+  return (
+    <div
+      ref={ref}
+      role="dialog"
+      aria-label="对话设置"
+      tabIndex={-1}
+      className="absolute right-0 top-10 z-20 w-72 max-w-[calc(100vw-24px)] p-4 rounded-xl border border-line bg-surface shadow-2xl outline-none lx-fade-in"
+    >
+      {children}
+    </div>
+  )
+}

@@ -1,0 +1,91 @@
+// @vitest-environment node
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+// The npm package as a server-side renderer meets it: built by tsup with the package's own config
+// (what dist/npm/index.js is), imported in Node with no DOM, and rendered with react-dom/server.
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+// Inside the repository, so the package's externals (react, nanostores…) resolve as they would for an app.
+const out = join(root, 'node_modules/.cache/lingxi-ssr-test')
+type Lingxi = typeof import('../../src/npm/index')
+let lingxi: Lingxi
+
+beforeAll(async () => {
+  const { build } = await import('tsup')
+  const config = (await import('../../tsup.config')).default as Record<string, unknown>
+  rmSync(out, { recursive: true, force: true })
+  await build({ ...config, outDir: out, dts: false, sourcemap: false, silent: true, clean: false })
+  lingxi = (await import(pathToFileURL(join(out, 'index.js')).href)) as Lingxi
+}, 120_000)
+
+describe('the npm package without a DOM', () => {
+  it('imports without touching window or document', () => {
+    expect(typeof window).toBe('undefined')
+    expect(typeof document).toBe('undefined')
+    expect(typeof lingxi.Chat).toBe('function')
+    expect(typeof lingxi.useUser).toBe('function')
+    expect(lingxi.$user.get()).toBeNull()
+  })
+
+  it('renders every component to a string: empty shadow hosts, filled on the client', async () => {
+    const { createElement: h } = await import('react')
+    const { renderToString } = await import('react-dom/server')
+    function Who() {
+      const user = lingxi.useUser()
+      const menu = lingxi.useMenu()
+      return h('p', { id: 'who' }, `${user ? user.phone : '未登录'} · ${menu.length}`)
+    }
+    const html = renderToString(
+      h(
+        lingxi.LingxiProvider,
+        { api: 'https://ai.example.com' },
+        h(Who),
+        h(lingxi.Chat, { className: 'chat' }),
+        h(lingxi.Chat, { mode: 'bubble', greeting: '你好' }),
+        h(lingxi.LoginDialog),
+        h(lingxi.Profile),
+        h(lingxi.Login, { button: true }),
+        h(lingxi.Toaster),
+      ),
+    )
+    expect(html).toContain('<p id="who">未登录 · ')
+    expect(html.match(/data-lingxi="chat"/g)).toHaveLength(2)
+    for (const name of ['login-dialog', 'profile', 'login', 'toaster']) expect(html).toContain(`data-lingxi="${name}"`)
+    expect(html).toContain('class="chat"')
+    expect(typeof window).toBe('undefined')
+  })
+})
+
+describe('the package manifest', () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+
+  it('exports ESM with types first, for React 18 and 19 as peers', () => {
+    expect(pkg.type).toBe('module')
+    expect(Object.keys(pkg.exports['.'])[0]).toBe('types')
+    expect(pkg.exports['.']).toMatchObject({ types: './dist/npm/index.d.ts', import: './dist/npm/index.js' })
+    expect(pkg.exports['./core']).toMatchObject({ types: './dist/npm/core.d.ts', import: './dist/npm/core.js' })
+    expect(pkg.exports['./custom-elements.json']).toBe('./dist/cdn/custom-elements.json')
+    expect(pkg.types).toBe('./dist/npm/index.d.ts')
+    expect(pkg.peerDependencies).toEqual({ react: '^18.0.0 || ^19.0.0', 'react-dom': '^18.0.0 || ^19.0.0' })
+    expect(pkg.dependencies.react).toBeUndefined()
+  })
+
+  it('marks the CDN bundles (they define elements) as having side effects, and the npm build as free of them', () => {
+    expect(pkg.sideEffects).toContain('./dist/cdn/**')
+    // The other entries are for this repository's own CDN build (rollup's node-resolve reads this
+    // field for the sources too): everything but src/core, which is side-effect free by design.
+    const shipped = pkg.sideEffects.filter((p: string) => p.startsWith('./dist/'))
+    expect(shipped).toEqual(['./dist/cdn/**'])
+    expect(pkg.sideEffects.some((p: string) => p.includes('src/core') || p.includes('src/npm') || p.includes('dist/npm'))).toBe(false)
+    for (const dir of ['host', 'loader', 'ui', 'widgets']) expect(pkg.sideEffects).toContain(`./src/${dir}/**`)
+  })
+
+  it('ships dist only (README and LICENSE come along), and the build writes what the exports name', () => {
+    expect(pkg.files).toEqual(['dist/npm', 'dist/cdn', '!dist/cdn/**/*.map'])
+    expect(existsSync(join(root, 'LICENSE'))).toBe(true)
+    expect(existsSync(join(out, 'index.js')) && existsSync(join(out, 'core.js'))).toBe(true)
+  })
+})
