@@ -113,7 +113,6 @@ test('what a partner page downloads for the chat bubble stays within budget', as
   writeFileSync(new URL('../../dist/size-embed.json', import.meta.url), JSON.stringify(report, null, 2) + '\n')
 
   expect(report.loader).toBeLessThanOrEqual(LOADER_BUDGET)
-  console.log(lines.join('\n'))
   if (report.returningVisitor > EMBED_BUDGET || report.firstVisitWithLogin > EMBED_BUDGET) console.log(`embed budget of ${kb(EMBED_BUDGET)} NOT met yet`)
   expect.soft(report.returningVisitor, 'bubble + open + markdown reply, logged in').toBeLessThanOrEqual(EMBED_CEILING)
   expect.soft(report.firstVisitWithLogin, 'bubble + login + open + markdown reply').toBeLessThanOrEqual(EMBED_CEILING)

@@ -121,8 +121,9 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
     if (isOpen) {
       setOpened(true)
       if (greeting) dismissGreeting()
+      // Last into the top layer, so above everything but what opens later (the login dialog, toasts).
       raise(el)
-      // Toasts shown before must stay above the panel: the toaster re-raises on its next change.
+      // Focus into the panel (the conversation moves it on to the question field once it is there).
       if (!el.contains(container?.activeElement ?? null)) el.focus()
     } else {
       const hadFocus = !!container?.activeElement && el.contains(container.activeElement)

@@ -162,8 +162,9 @@ describe('<lingxi-chat>', () => {
     await vi.waitFor(() => expect(root.querySelectorAll('[data-testid=message]')).toHaveLength(4))
     const last = () => [...root.querySelectorAll<HTMLElement>('[data-testid=message]')].at(-1)!
     await vi.waitFor(() => expect(last().dataset.status).toBe('complete'))
-    expect(last().textContent).toContain('这是回答')
-    expect(field.value).toBe('')
+    // the reply's text arrives through the lazily loaded renderer: wait for it rather than race it
+    await vi.waitFor(() => expect(last().textContent).toContain('这是回答'))
+    await vi.waitFor(() => expect(field.value).toBe(''))
   })
 
   it('obeys lingxi-chat-command: clear asks first, then empties the conversation', async () => {
