@@ -90,13 +90,23 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
   const announced = useRef(false)
   const left = position === 'bottom-left'
 
+  // The page set `open` (attribute, property, show()/hide(), lingxi('open'), or the React prop).
   useEffect(() => setOpen(!!open), [open])
+
+  /**
+   * A change from inside (launcher, Esc, close, the window command): reflected on the host at
+   * once, from the event — never from an effect, which could undo an `open` the page set meanwhile.
+   */
+  function change(next: boolean) {
+    setOpen(next)
+    container?.host.toggleAttribute('open', next)
+  }
 
   // `lingxi('open')` / `lingxi('close')` reach every bubble, also those inside other shadow roots.
   useEffect(() => {
     const handle = (event: Event) => {
       const command = (event as CustomEvent<{ command?: string } | null>).detail?.command
-      if (command === 'open' || command === 'close') setOpen(command === 'open')
+      if (command === 'open' || command === 'close') change(command === 'open')
     }
     addEventListener(EVENT_COMMAND, handle)
     return () => removeEventListener(EVENT_COMMAND, handle)
@@ -133,8 +143,6 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
   }, [isOpen])
 
   useEffect(() => {
-    const host = container?.host
-    if (host && host.hasAttribute('open') !== isOpen) host.toggleAttribute('open', isOpen)
     if (!announced.current && !isOpen) return
     announced.current = true
     emitFrom(container, isOpen ? EVENT_OPEN : EVENT_CLOSE)
@@ -147,7 +155,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
   }
 
   function close() {
-    setOpen(false)
+    change(false)
     launcher.current?.focus()
   }
 
@@ -171,7 +179,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
       >
         {greet && !isOpen && (
           <div part="greeting" role="status" className="pointer-events-auto relative max-w-[240px] rounded-2xl border border-line bg-surface py-2.5 pl-4 pr-9 text-sm text-ink shadow-xl lx-rise">
-            <button type="button" onClick={() => setOpen(true)} className="text-left">
+            <button type="button" onClick={() => change(true)} className="text-left">
               {greeting}
             </button>
             <button
@@ -193,7 +201,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
           title={name}
           aria-expanded={isOpen}
           aria-controls="lingxi-chat-panel"
-          onClick={() => setOpen(!isOpen)}
+          onClick={() => change(!isOpen)}
           onPointerEnter={onPrefetch}
           onFocus={onPrefetch}
           className="pointer-events-auto size-14 shrink-0 grid place-items-center rounded-full bg-primary text-primary-ink shadow-[0_8px_24px_rgba(0,0,0,0.35)] transition-transform hover:scale-105 active:scale-95"
