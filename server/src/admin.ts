@@ -1,12 +1,17 @@
 import { type Config, ConfigError, loadConfig } from './config.js'
 import {
   AdminError,
+  type CardRow,
+  createRechargeCards,
   formatPhone,
   grantPermissions,
   listAccounts,
+  listRechargeCards,
+  parseCardOptions,
   revokePermissions,
   setAccountState
 } from './admin/commands.js'
+import { ORDERS_HELP, runOrdersCommand } from './admin/orders.js'
 import { DataDirBusyError } from './db/data-dir-lock.js'
 import { type Database, openDatabase } from './db/database.js'
 import type { Account } from './db/schema.js'
@@ -20,6 +25,10 @@ Usage:
   lingxi-admin revoke <phone|accountId> <CODE...> take permission codes away
   lingxi-admin state <phone|accountId> 0|1        0: expired (no tools), 1: valid
   lingxi-admin allowlist                          how to let phones log in without a code
+  lingxi-admin cards create --tokens N --mj N --suno N --count N [--expires-days N]
+                                                  create recharge cards; prints the codes (once)
+  lingxi-admin cards list                         every card: masked code, amounts, status
+${ORDERS_HELP}
   lingxi-admin --help
 
 Phones: 13800138000 (+86), 86:13800138000 or +8613800138000.
@@ -52,6 +61,23 @@ function table(rows: Account[]): string[] {
     String(a.sunoCount),
     a.createdAt.toISOString().slice(0, 19).replace('T', ' '),
     a.permissionCodes.join(',')
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)))
+  return [header, ...cells].map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd())
+}
+
+function cardTable(rows: CardRow[]): string[] {
+  const day = (d: Date | null) => (d ? d.toISOString().slice(0, 19).replace('T', ' ') : '-')
+  const header = ['CODE', 'TOKENS', 'MJ', 'SUNO', 'CREATED', 'EXPIRES', 'STATUS']
+  const now = Date.now()
+  const cells = rows.map((c) => [
+    c.codeMask,
+    String(c.tokens),
+    String(c.mjCount),
+    String(c.sunoCount),
+    day(c.createdAt),
+    day(c.expiresAt),
+    c.redeemedAt ? `redeemed ${day(c.redeemedAt)} by ${c.redeemedPhone ?? '(deleted account)'}` : c.expiresAt && c.expiresAt.getTime() <= now ? 'expired' : 'unused'
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)))
   return [header, ...cells].map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd())
@@ -124,6 +150,27 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
         io.out(`Updated. ${describe(account)}`)
         return 0
       }
+      case 'cards': {
+        const [sub, ...rest] = args
+        if (sub === 'create') {
+          const options = parseCardOptions(rest)
+          const { codes, cards } = await withDatabase(io, (db) => createRechargeCards(db, options))
+          const expires = cards[0]?.expiresAt ? `, valid until ${cards[0].expiresAt.toISOString().slice(0, 10)}` : ''
+          io.err(`Created ${codes.length} card(s): ${options.tokens} tokens, ${options.mj} mj, ${options.suno} suno each${expires}.`)
+          io.err('Only hashes are stored: keep these codes now, they cannot be shown again.')
+          for (const code of codes) io.out(code)
+          return 0
+        }
+        if (sub === 'list' && rest.length === 0) {
+          const rows = await withDatabase(io, (db) => listRechargeCards(db))
+          if (rows.length === 0) io.out('No recharge cards yet.')
+          else for (const line of cardTable(rows)) io.out(line)
+          return 0
+        }
+        throw new AdminError('Usage: lingxi-admin cards create --tokens N --mj N --suno N --count N [--expires-days N] | cards list', 2)
+      }
+      case 'orders':
+        return await runOrdersCommand(args, io, (run) => withDatabase(io, run))
       default:
         throw new AdminError(`Unknown command "${command}". Run lingxi-admin --help.`, 2)
     }

@@ -11,15 +11,20 @@ import { ApiError, envelope, SYSTEM_ERROR_MESSAGE } from './errors.js'
 import { createMemoryBus } from './events/memory-bus.js'
 import type { Api, App, AppEnv } from './http/api.js'
 import { buildOpenApi } from './http/openapi.js'
+import { PUT_PREFIX as UPLOAD_PUT_PREFIX } from './images/index.js'
 import { cors, noStore, securityHeaders } from './http/security.js'
 import { staticSite } from './http/static-site.js'
 import type { Kv } from './kv/kv.js'
 import type { Logger } from './logger.js'
+import { type PaintingDeps, registerPainting } from './painting/index.js'
 import { registerPermissionRoutes } from './permissions/routes.js'
 import { createConfigFiles } from './site/config-files.js'
 import { registerConfigFileRoutes } from './site/routes.js'
 import type { SmsProvider } from './sms/provider.js'
+import { createStorage, type Storage } from './storage/index.js'
+import { registerTools, type ToolsDeps } from './tools/index.js'
 import { registerUserRoutes } from './user/routes.js'
+import { registerWechatLogin } from './wechat/login.js'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -37,6 +42,12 @@ export interface AppDeps {
   checkResponses?: boolean
   /** Chat generations, their event bus and models; one on an in-memory bus when absent. */
   chat?: ChatRuntime
+  /** Files (uploads, generated images and audio); local disk under DATA_DIR when absent. */
+  storage?: Storage
+  /** Painting providers and runtime (demo painter when absent). */
+  painting?: PaintingDeps
+  /** Music, hot news and image-host providers (offline demos when absent). */
+  tools?: ToolsDeps
   /** Registers more routes before the site fallback (tests add tool routes this way). */
   extend?: (api: Api) => void
 }
@@ -46,13 +57,16 @@ export function createApp(deps: AppDeps): App {
   const now = deps.now ?? Date.now
   const app = new Hono<AppEnv>()
   const configFiles = createConfigFiles({ dataDir: config.dataDir, logger })
+  const chat = deps.chat ?? createChat({ db: deps.db, config, bus: createMemoryBus(), logger, now })
   const api: Api = {
     app,
+    bus: chat.bus,
     docs: [],
     db: deps.db,
     now,
     permissionName: configFiles.permissionName,
-    checkResponses: deps.checkResponses ?? false
+    checkResponses: deps.checkResponses ?? false,
+    storage: deps.storage ?? createStorage(config)
   }
 
   app.use(requestId())
@@ -60,15 +74,14 @@ export function createApp(deps: AppDeps): App {
   app.use(compress())
   app.use('/api/*', cors(config.corsOrigins), noStore)
   app.use('/config/*', cors(config.corsOrigins))
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError(40000003, '请求体过大，最大 1 MB')
-      }
-    })
-  )
+  const jsonBodyLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(40000003, '请求体过大，最大 1 MB')
+    }
+  })
+  // Signed uploads carry files of up to 10 MB and cap their own size (images/uploads.ts).
+  app.use('/api/*', (c, next) => (c.req.path.startsWith(UPLOAD_PUT_PREFIX) ? next() : jsonBodyLimit(c, next)))
 
   const sendCode = createSmsSender({
     db: deps.db,
@@ -80,13 +93,21 @@ export function createApp(deps: AppDeps): App {
     hourlyPerIp: config.sms.hourlyPerIp
   })
   registerAuthRoutes(api, config, sendCode)
+  registerWechatLogin(api, config)
   registerUserRoutes(api)
   registerPermissionRoutes(api)
-  const chat = deps.chat ?? createChat({ db: deps.db, config, bus: createMemoryBus(), logger, now })
   registerChatRoutes(api, chat, config, logger)
+  registerPainting(api, deps)
+  // The chat runtime goes along: hot-news interpretations are chat replies.
+  registerTools(api, { ...deps, chat })
   registerConfigFileRoutes(api, configFiles, {
     // Served as resolved: the env's models merged in, keys never included.
-    'chatConfig.json': async () => `${JSON.stringify(await chat.models.read(), null, 2)}\n`
+    'chatConfig.json': async () => `${JSON.stringify(await chat.models.read(), null, 2)}\n`,
+    // wechatLogin: whether the login dialog offers WeChat (WECHAT_APP_ID and WECHAT_APP_SECRET set).
+    'system.json': async () => {
+      const { json } = await configFiles.read('system.json')
+      return `${JSON.stringify({ ...(json as object), wechatLogin: Boolean(config.wechat.oauth) }, null, 2)}\n`
+    }
   })
   deps.extend?.(api)
 

@@ -29,10 +29,91 @@ export interface Config {
   defaultPermissions: string[]
   /** How many reverse proxies in front of the server append to X-Forwarded-For (0: trust none). */
   trustProxy: number
+  /**
+   * With several nodes on one database: a reply `streaming` whose row no node touched for this
+   * long lost its node; every node's sweep ends it (interrput, keeping what was streamed).
+   */
+  chatLeaseMs: number
   /** The frontend build (dist/ with cdn/ and site/); served when the folder exists. */
   staticRoot: string
   production: boolean
+  hot: HotSettings
+  music: MusicSettings
   chat: ChatSettings
+  storage: StorageSettings
+  painting: PaintingSettings
+  wechat: WechatSettings
+}
+
+export interface WechatSettings {
+  /** Open Platform website app (QR login); undefined without WECHAT_APP_ID and WECHAT_APP_SECRET. */
+  oauth: { appId: string; appSecret: string; openBase: string; apiBase: string } | undefined
+  /** WeChat Pay v2 cash red packets; undefined without WECHAT_PAY_MCH_ID: the offline demo payer. */
+  pay:
+    | {
+        baseUrl: string
+        mchId: string
+        apiKey: string
+        /** wxappid: the official account (or app) whose openids receive packets. */
+        appId: string
+        signType: 'MD5' | 'HMAC-SHA256'
+        cert: { pfxPath: string; passphrase: string } | { certPath: string; keyPath: string } | undefined
+        sendName: string
+        clientIp: string
+        timeoutMs: number
+      }
+    | undefined
+  /** How long the demo payer's packet takes from SENDING to SENT and from SENT to RECEIVED. */
+  demoDelayMs: number
+}
+
+export interface PaintingSettings {
+  /** A midjourney-proxy (or compatible relay); undefined: the offline demo painter draws MJ jobs. */
+  mjProxy: { baseUrl: string; apiSecret: string | undefined } | undefined
+  /** Signs the notifyHook URL given to midjourney-proxy; undefined: no callbacks, polling only. */
+  notifySecret: string | undefined
+  /** How often unfinished midjourney-proxy tasks are polled (and timeouts checked). */
+  pollIntervalMs: number
+  /** A painting task unfinished after this long ends as TIMEOUT (allowance given back). */
+  timeoutMs: number
+  /** AUTOMATIC1111 (`--api`); undefined: the demo painter draws SD jobs. */
+  a1111: { baseUrl: string; auth: string | undefined } | undefined
+  /** How long one demo painting takes, progress included. */
+  demoDelayMs: number
+}
+
+export interface StorageSettings {
+  /** An S3-compatible bucket; undefined: files go to `${dataDir}/files`, served at /files/{key}. */
+  s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicUrl: string } | undefined
+  /** Signs local upload URLs; undefined: a random secret kept in `${dataDir}/upload-secret`. */
+  uploadSecret: string | undefined
+}
+
+export interface HotSettings {
+  /** A DailyHotApi-compatible server (`GET {base}/{route}`); undefined: no such lists. */
+  apiUrl: string | undefined
+  /** DailyHotApi routes offered as sources (weibo, zhihu, …). */
+  sources: string[]
+  /** RSS/Atom feeds offered as sources. */
+  feeds: { name: string; url: string }[]
+  /** Overrides every source's refresh interval (seconds); undefined: per-source defaults. */
+  refreshSeconds: number | undefined
+  /** One fetch of a list may take this long. */
+  timeoutMs: number
+}
+
+export interface MusicSettings {
+  /** A gcui-art/suno-api server; undefined: the offline demo composer. */
+  sunoApiUrl: string | undefined
+  /** Sent as `Authorization: Bearer …` when set (gateways in front of suno-api). */
+  sunoApiKey: string | undefined
+  sunoModel: string
+  /** How often unfinished clips are polled. */
+  pollMs: number
+  /** A request whose clips are not finished after this long ends in error (and is refunded). */
+  jobTimeoutMs: number
+  /** How long the demo composer takes from submitted to complete. */
+  demoDelayMs: number
 }
 
 export interface ChatSettings {
@@ -186,7 +267,80 @@ const envSchema = z.object({
     (ms) => ms >= 1 && ms <= MAX_IDLE_TIMEOUT_MS,
     `CHAT_IDLE_TIMEOUT_MS must be between 1 and ${MAX_IDLE_TIMEOUT_MS}`
   ),
-  CHAT_DEMO_DELAY_MS: count('CHAT_DEMO_DELAY_MS', 25)
+  CHAT_DEMO_DELAY_MS: count('CHAT_DEMO_DELAY_MS', 25),
+  CHAT_LEASE_MS: count('CHAT_LEASE_MS', 15_000).refine((ms) => ms >= 300, 'CHAT_LEASE_MS must be at least 300'),
+  MJ_PROXY_URL: optionalUrl('MJ_PROXY_URL', ['http:', 'https:']),
+  MJ_API_SECRET: z.string().optional(),
+  MJ_NOTIFY_SECRET: z.string().optional(),
+  MJ_POLL_INTERVAL_MS: count('MJ_POLL_INTERVAL_MS', 5000).refine((ms) => ms >= 100, 'MJ_POLL_INTERVAL_MS must be at least 100'),
+  PAINTING_TIMEOUT_MS: count('PAINTING_TIMEOUT_MS', 600_000).refine((ms) => ms >= 1000, 'PAINTING_TIMEOUT_MS must be at least 1000'),
+  PAINTING_DEMO_DELAY_MS: count('PAINTING_DEMO_DELAY_MS', 4000),
+  A1111_URL: optionalUrl('A1111_URL', ['http:', 'https:']),
+  A1111_AUTH: z.string().optional(),
+  HOT_API_URL: optionalUrl('HOT_API_URL', ['http:', 'https:']),
+  HOT_SOURCES: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const routes = list(value ?? 'weibo,zhihu,baidu,douyin,bilibili,toutiao,36kr,ithome')
+      for (const route of routes) {
+        if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(route)) ctx.addIssue({ code: 'custom', message: `HOT_SOURCES: "${route}" is not a DailyHotApi route name` })
+      }
+      return [...new Set(routes)]
+    }),
+  HOT_RSS_FEEDS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const feeds: { name: string; url: string }[] = []
+      for (const item of list(value)) {
+        const i = item.indexOf('=')
+        const name = i > 0 ? item.slice(0, i).trim() : ''
+        const url = i > 0 ? item.slice(i + 1).trim() : ''
+        let ok = false
+        try {
+          ok = name !== '' && ['http:', 'https:'].includes(new URL(url).protocol)
+        } catch {}
+        if (!ok) {
+          ctx.addIssue({ code: 'custom', message: `HOT_RSS_FEEDS: "${item}" is not 名称=https://… (entries separated by commas)` })
+          continue
+        }
+        feeds.push({ name, url })
+      }
+      return feeds
+    }),
+  HOT_REFRESH_SECONDS: count('HOT_REFRESH_SECONDS', 0),
+  HOT_TIMEOUT_MS: count('HOT_TIMEOUT_MS', 10_000).refine((ms) => ms >= 1, 'HOT_TIMEOUT_MS must be at least 1'),
+  SUNO_API_URL: optionalUrl('SUNO_API_URL', ['http:', 'https:']),
+  SUNO_API_KEY: z.string().optional(),
+  SUNO_MODEL: z.string().optional(),
+  MUSIC_POLL_MS: count('MUSIC_POLL_MS', 5000).refine((ms) => ms >= 1, 'MUSIC_POLL_MS must be at least 1'),
+  MUSIC_JOB_TIMEOUT_MS: count('MUSIC_JOB_TIMEOUT_MS', 900_000).refine((ms) => ms >= 1, 'MUSIC_JOB_TIMEOUT_MS must be at least 1'),
+  MUSIC_DEMO_DELAY_MS: count('MUSIC_DEMO_DELAY_MS', 6000),
+  S3_ENDPOINT: optionalUrl('S3_ENDPOINT', ['http:', 'https:']),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_PUBLIC_URL: optionalUrl('S3_PUBLIC_URL', ['http:', 'https:']),
+  UPLOAD_SECRET: z.string().optional(),
+  WECHAT_APP_ID: z.string().optional(),
+  WECHAT_APP_SECRET: z.string().optional(),
+  WECHAT_OPEN_URL: optionalUrl('WECHAT_OPEN_URL', ['http:', 'https:']),
+  WECHAT_API_URL: optionalUrl('WECHAT_API_URL', ['http:', 'https:']),
+  WECHAT_PAY_URL: optionalUrl('WECHAT_PAY_URL', ['http:', 'https:']),
+  WECHAT_PAY_MCH_ID: z.string().optional(),
+  WECHAT_PAY_API_KEY: z.string().optional(),
+  WECHAT_PAY_APP_ID: z.string().optional(),
+  WECHAT_PAY_SIGN_TYPE: z.enum(['MD5', 'HMAC-SHA256'], { error: 'WECHAT_PAY_SIGN_TYPE must be "MD5" or "HMAC-SHA256"' }).optional(),
+  WECHAT_PAY_CERT_P12: z.string().optional(),
+  WECHAT_PAY_CERT_PASSPHRASE: z.string().optional(),
+  WECHAT_PAY_CERT_PEM: z.string().optional(),
+  WECHAT_PAY_KEY_PEM: z.string().optional(),
+  WECHAT_PAY_SEND_NAME: z.string().optional(),
+  WECHAT_PAY_CLIENT_IP: z.string().optional(),
+  WECHAT_PAY_TIMEOUT_MS: count('WECHAT_PAY_TIMEOUT_MS', 10_000).refine((ms) => ms >= 1, 'WECHAT_PAY_TIMEOUT_MS must be at least 1'),
+  WECHAT_PAY_DEMO_DELAY_MS: count('WECHAT_PAY_DEMO_DELAY_MS', 3000)
 })
 
 /** `https://api.example.com`, `…/` and `…/v1` all mean the same base: requests go to `{base}/v1/chat/completions`. */
@@ -217,6 +371,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (provider === 'http' && !e.SMS_HTTP_URL) {
     throw new ConfigError(['SMS_HTTP_URL is required when SMS_PROVIDER=http'])
   }
+  const s3 = s3Settings(e)
   return {
     port: e.PORT,
     host: e.HOST,
@@ -239,6 +394,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     staticRoot: e.STATIC_ROOT?.trim() ? resolve(e.STATIC_ROOT.trim()) : paths.defaultStaticRoot,
     production: e.NODE_ENV === 'production',
+    hot: {
+      apiUrl: e.HOT_API_URL?.replace(/\/+$/, ''),
+      sources: e.HOT_SOURCES,
+      feeds: e.HOT_RSS_FEEDS,
+      refreshSeconds: e.HOT_REFRESH_SECONDS > 0 ? e.HOT_REFRESH_SECONDS : undefined,
+      timeoutMs: e.HOT_TIMEOUT_MS
+    },
+    music: {
+      sunoApiUrl: e.SUNO_API_URL?.replace(/\/+$/, ''),
+      sunoApiKey: e.SUNO_API_KEY?.trim() || undefined,
+      sunoModel: e.SUNO_MODEL?.trim() || 'chirp-v3-5',
+      pollMs: e.MUSIC_POLL_MS,
+      jobTimeoutMs: e.MUSIC_JOB_TIMEOUT_MS,
+      demoDelayMs: e.MUSIC_DEMO_DELAY_MS
+    },
     chat: {
       openai: e.OPENAI_API_KEY?.trim()
         ? {
@@ -250,6 +420,82 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       firstByteTimeoutMs: e.CHAT_TIMEOUT_MS,
       idleTimeoutMs: e.CHAT_IDLE_TIMEOUT_MS,
       demoDelayMs: e.CHAT_DEMO_DELAY_MS
+    },
+    chatLeaseMs: e.CHAT_LEASE_MS,
+    storage: { s3, uploadSecret: e.UPLOAD_SECRET?.trim() || undefined },
+    painting: {
+      mjProxy: e.MJ_PROXY_URL ? { baseUrl: e.MJ_PROXY_URL.replace(/\/+$/, ''), apiSecret: e.MJ_API_SECRET?.trim() || undefined } : undefined,
+      notifySecret: e.MJ_NOTIFY_SECRET?.trim() || undefined,
+      pollIntervalMs: e.MJ_POLL_INTERVAL_MS,
+      timeoutMs: e.PAINTING_TIMEOUT_MS,
+      a1111: e.A1111_URL ? { baseUrl: e.A1111_URL.replace(/\/+$/, ''), auth: e.A1111_AUTH?.trim() || undefined } : undefined,
+      demoDelayMs: e.PAINTING_DEMO_DELAY_MS
+    },
+    wechat: wechatSettings(e)
+  }
+}
+
+/** WeChat login is on with WECHAT_APP_ID + WECHAT_APP_SECRET; WeChat Pay with WECHAT_PAY_MCH_ID (then key, app id and, over https, a certificate). */
+function wechatSettings(e: z.output<typeof envSchema>): WechatSettings {
+  const appId = e.WECHAT_APP_ID?.trim()
+  const appSecret = e.WECHAT_APP_SECRET?.trim()
+  const oauth =
+    appId && appSecret
+      ? {
+          appId,
+          appSecret,
+          openBase: (e.WECHAT_OPEN_URL ?? 'https://open.weixin.qq.com').replace(/\/+$/, ''),
+          apiBase: (e.WECHAT_API_URL ?? 'https://api.weixin.qq.com').replace(/\/+$/, '')
+        }
+      : undefined
+  const mchId = e.WECHAT_PAY_MCH_ID?.trim()
+  let pay: WechatSettings['pay']
+  if (mchId) {
+    const problems: string[] = []
+    const apiKey = e.WECHAT_PAY_API_KEY?.trim() ?? ''
+    if (!apiKey) problems.push('WECHAT_PAY_API_KEY is required when WECHAT_PAY_MCH_ID is set')
+    const payAppId = e.WECHAT_PAY_APP_ID?.trim() || appId || ''
+    if (!payAppId) problems.push('WECHAT_PAY_APP_ID (or WECHAT_APP_ID) is required when WECHAT_PAY_MCH_ID is set')
+    const baseUrl = (e.WECHAT_PAY_URL ?? 'https://api.mch.weixin.qq.com').replace(/\/+$/, '')
+    const p12 = e.WECHAT_PAY_CERT_P12?.trim()
+    const pem = e.WECHAT_PAY_CERT_PEM?.trim()
+    const key = e.WECHAT_PAY_KEY_PEM?.trim()
+    let cert: NonNullable<WechatSettings['pay']>['cert']
+    if (p12) cert = { pfxPath: resolve(p12), passphrase: e.WECHAT_PAY_CERT_PASSPHRASE ?? mchId }
+    else if (pem && key) cert = { certPath: resolve(pem), keyPath: resolve(key) }
+    else if (pem || key) problems.push('WECHAT_PAY_CERT_PEM and WECHAT_PAY_KEY_PEM go together')
+    // Red packets need the merchant's client certificate; only a plain-http stand-in (a test fake) does without.
+    if (!cert && baseUrl.startsWith('https:')) problems.push('WECHAT_PAY_CERT_P12 (apiclient_cert.p12) or WECHAT_PAY_CERT_PEM + WECHAT_PAY_KEY_PEM is required for WeChat Pay')
+    if (problems.length > 0) throw new ConfigError(problems)
+    pay = {
+      baseUrl,
+      mchId,
+      apiKey,
+      appId: payAppId,
+      signType: e.WECHAT_PAY_SIGN_TYPE ?? 'MD5',
+      cert,
+      sendName: e.WECHAT_PAY_SEND_NAME?.trim() || '灵犀',
+      clientIp: e.WECHAT_PAY_CLIENT_IP?.trim() || '127.0.0.1',
+      timeoutMs: e.WECHAT_PAY_TIMEOUT_MS
     }
+  }
+  return { oauth, pay, demoDelayMs: e.WECHAT_PAY_DEMO_DELAY_MS }
+}
+
+/** S3 is on when S3_BUCKET is set; then the endpoint and both keys are required. */
+function s3Settings(e: z.output<typeof envSchema>): StorageSettings['s3'] {
+  const bucket = e.S3_BUCKET?.trim()
+  if (!bucket) return undefined
+  const missing = (['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !e[name]?.trim())
+  if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name} is required when S3_BUCKET is set`))
+  const endpoint = (e.S3_ENDPOINT ?? '').trim().replace(/\/+$/, '')
+  return {
+    endpoint,
+    bucket,
+    region: e.S3_REGION?.trim() || 'us-east-1',
+    accessKeyId: (e.S3_ACCESS_KEY_ID ?? '').trim(),
+    secretAccessKey: (e.S3_SECRET_ACCESS_KEY ?? '').trim(),
+    // Path-style by default: works with MinIO, R2 and most S3-compatible stores.
+    publicUrl: (e.S3_PUBLIC_URL?.trim() || `${endpoint}/${bucket}`).replace(/\/+$/, '')
   }
 }

@@ -188,14 +188,16 @@ describe('topics', () => {
     expect((await chat.post('topic/list', {}, intruder.token)).body.data.map((x: { topicId: string }) => x.topicId)).toEqual([own.topicId])
   })
 
-  it('needs the AI_TOOLS_CHAT permission (role-play also takes AI_TOOLS_ROLE)', async () => {
+  it('needs the AI_TOOLS_CHAT permission (role-play also takes AI_TOOLS_ROLE; reply streams also role and hot news)', async () => {
     const { token, accountId } = await chat.user()
     await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_ROLE'] }).where(eq(accounts.id, accountId))
     expect((await chat.post('topic/list', {}, token)).body).toEqual({ code: 40300001, message: '您没有使用「AI对话」的权限', data: null })
-    expect((await chat.subscribe(token, randomUUID())).status).toBe(403)
+    // Reply streams serve role chat (and hot news' AI 解读) too: an unknown id is simply not found.
+    expect((await chat.subscribe(token, randomUUID())).status).toBe(404)
     expect((await chat.post('role-play/tag/list', {}, token)).body.code).toBe(2000)
     await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_MUSIC'] }).where(eq(accounts.id, accountId))
     expect((await chat.post('role-play/list', {}, token)).body).toEqual({ code: 40300001, message: '您没有使用「角色库」的权限', data: null })
+    expect((await chat.subscribe(token, randomUUID())).status).toBe(403)
     expect((await ctx.h.app.request('/api/v1/ai-chat/sse/subscribe', { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200)
   })
 })

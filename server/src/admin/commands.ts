@@ -2,8 +2,9 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { and, asc, eq } from 'drizzle-orm'
 import { parsePhone, type Phone } from '../auth/phone.js'
 import type { Db } from '../db/database.js'
-import { type Account, accounts } from '../db/schema.js'
+import { type Account, accounts, type RechargeCard, rechargeCards } from '../db/schema.js'
 import { knownPermissionCodes } from '../permissions/tree.js'
+import { createCards } from '../user/cards.js'
 
 /** A problem the operator can fix; printed without a stack trace. */
 export class AdminError extends Error {
@@ -116,4 +117,59 @@ export async function setAccountState(db: Db, target: string, state: string): Pr
     .returning()
   if (!updated) throw new AdminError(`No account with id ${account.id}`)
   return updated
+}
+
+export interface CardOptions {
+  tokens: number
+  mj: number
+  suno: number
+  count: number
+  expiresDays: number | undefined
+}
+
+/** `cards create --tokens N --mj N --suno N --count N [--expires-days N]` → the options, or a usage error. */
+export function parseCardOptions(args: string[]): CardOptions {
+  const values: Record<string, number> = {}
+  const names = ['tokens', 'mj', 'suno', 'count', 'expires-days']
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? ''
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
+    const name = match?.[1]
+    if (!match || !name || !names.includes(name)) throw new AdminError(`Unknown option for cards create: ${arg}`, 2)
+    const raw = match[2] ?? args[++i]
+    if (raw === undefined) throw new AdminError(`--${name} needs a number`, 2)
+    const n = Number(raw)
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new AdminError(`--${name} must be a whole number ≥ 0 (got "${raw}")`, 2)
+    values[name] = n
+  }
+  const options = {
+    tokens: values.tokens ?? 0,
+    mj: values.mj ?? 0,
+    suno: values.suno ?? 0,
+    count: values.count ?? 1,
+    expiresDays: values['expires-days']
+  }
+  if (options.tokens + options.mj + options.suno === 0) throw new AdminError('A card must give something: set --tokens, --mj and/or --suno', 2)
+  if (options.mj > 2_147_483_647 || options.suno > 2_147_483_647) throw new AdminError('--mj and --suno must be at most 2147483647', 2)
+  if (options.count < 1 || options.count > 10_000) throw new AdminError('--count must be between 1 and 10000', 2)
+  if (options.expiresDays !== undefined && options.expiresDays < 1) throw new AdminError('--expires-days must be at least 1', 2)
+  return options
+}
+
+export async function createRechargeCards(db: Db, options: CardOptions, now = new Date()): Promise<{ codes: string[]; cards: RechargeCard[] }> {
+  const expiresAt = options.expiresDays === undefined ? null : new Date(now.getTime() + options.expiresDays * 86_400_000)
+  return createCards(db, { tokens: options.tokens, mjCount: options.mj, sunoCount: options.suno, count: options.count, expiresAt, now })
+}
+
+export interface CardRow extends RechargeCard {
+  redeemedPhone: string | null
+}
+
+export async function listRechargeCards(db: Db): Promise<CardRow[]> {
+  const rows = await db
+    .select({ card: rechargeCards, enCode: accounts.enCode, phone: accounts.phone })
+    .from(rechargeCards)
+    .leftJoin(accounts, eq(accounts.id, rechargeCards.redeemedBy))
+    .orderBy(asc(rechargeCards.seq))
+  return rows.map((r) => ({ ...r.card, redeemedPhone: r.phone ? formatPhone({ enCode: r.enCode ?? '', phone: r.phone }) : null }))
 }

@@ -11,6 +11,7 @@ import { OUT_OF_TOKENS_MESSAGE } from './accounting.js'
 import { answerReserve, buildContext, countTokens } from './context.js'
 import { findReplyByRequest, loadHistory, requireMessage, requireTopic, REQUEST_NOT_FOUND, toMessage } from './repo.js'
 import type { ChatRuntime } from './runtime.js'
+import { STREAM_PERMISSIONS } from './sse.js'
 import { CHAT_BASE, CHAT_PERMISSION, requireModel, stopTopicReplies } from './topic-routes.js'
 import { messageSchema, paged, sendResultSchema } from './wire.js'
 
@@ -266,7 +267,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime): void {
       tag,
       summary: 'Stop a reply: it ends as interrput (or keeps the final status it already had)',
       body: z.object({ requestId: requiredRequestId }),
-      auth: true, permission: CHAT_PERMISSION,
+      // Any tool whose replies stream here may stop its own (hot news' AI 解读, order drafts).
+      auth: true, permission: STREAM_PERMISSIONS,
       response: messageSchema
     },
     async ({ body, auth }) => {

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, lt } from 'drizzle-orm'
 import type { ChatSettings } from '../config.js'
 import type { Db } from '../db/database.js'
 import { type ChatMessage, chatMessages } from '../db/schema.js'
@@ -42,6 +42,11 @@ export interface ChatRuntimeOptions {
   stopWaitMs?: number
   /** SSE comment heartbeat period. */
   heartbeatMs?: number
+  /**
+   * A running generation touches its row at least every leaseMs / 3; a row left `streaming`
+   * and untouched for longer than this has lost its node (see sweep's staleMs).
+   */
+  leaseMs?: number
 }
 
 interface Running {
@@ -64,8 +69,14 @@ export interface ChatRuntime {
   start(job: GenerationJob): void
   /** Stops a reply's generation, wherever it runs, and waits until the reply has its final status. */
   stop(accountId: string, requestId: string): Promise<void>
-  /** Replies left `streaming` by a previous process are marked interrput (run at start); returns how many. */
-  sweep(): Promise<number>
+  /**
+   * Replies left `streaming` by a previous process are marked interrput (run at start); returns how many.
+   * With `staleMs` (several nodes on one database), only replies no node has touched for that long
+   * (their node died): each keeps everything the bus still holds of what was streamed.
+   */
+  sweep(options?: { staleMs?: number }): Promise<number>
+  /** The lease of running generations (see ChatRuntimeOptions.leaseMs). */
+  leaseMs: number
   /** Open SSE responses (the SSE routes keep it); ended on close. */
   subscribers: Set<{ close(): void }>
   stats(): ChatRuntimeStats
@@ -85,6 +96,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const flushIntervalMs = options.flushIntervalMs ?? 500
   const flushBytes = options.flushBytes ?? 2048
   const stopWaitMs = options.stopWaitMs ?? 3000
+  const leaseMs = options.leaseMs ?? 15_000
   const running = new Map<string, Running>()
   const subscribers = new Set<{ close(): void }>()
   let closing = false
@@ -155,6 +167,14 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         })
         .catch((error: unknown) => logger.error('saving a streaming reply failed', { error, replyId: job.replyId }))
     }
+    // The lease: other nodes' sweeps leave a reply alone while its row keeps being touched.
+    const lease = setInterval(() => {
+      db.update(chatMessages)
+        .set({ updatedAt: new Date(now()) })
+        .where(and(eq(chatMessages.id, job.replyId), eq(chatMessages.status, 'streaming')))
+        .catch((error: unknown) => logger.error('renewing a reply lease failed', { error, replyId: job.replyId }))
+    }, Math.max(50, Math.floor(leaseMs / 3)))
+    lease.unref()
     const grew = (text: string) => {
       pending += Buffer.byteLength(text)
       if (pending >= flushBytes) flush()
@@ -205,6 +225,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       }
     }
     if (timer) clearTimeout(timer)
+    clearInterval(lease)
     await writes
 
     // A reply that produced nothing costs nothing; otherwise the upstream's usage, or our own count.
@@ -254,10 +275,31 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     if (row) await emitTerminal(accountId, row)
   }
 
+  /** The text a reply's stream carried so far, from the bus's replay (empty when the bus has none). */
+  async function streamedText(accountId: string, requestId: string): Promise<{ content: string; thinking: string }> {
+    const text = { content: '', thinking: '' }
+    try {
+      const follow = await bus.follow(streamKey(accountId, requestId), 0, {
+        event(e) {
+          if (e.event !== 'delta') return
+          const data = JSON.parse(e.data) as { content?: string; thinking?: string }
+          text.content += data.content ?? ''
+          text.thinking += data.thinking ?? ''
+        },
+        end() {}
+      })
+      follow.close()
+    } catch (error) {
+      busError(error)
+    }
+    return text
+  }
+
   return {
     bus,
     models,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    leaseMs,
     subscribers,
 
     start(job) {
@@ -294,13 +336,35 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       await endOrphan(accountId, requestId)
     },
 
-    async sweep() {
-      const rows = await db
-        .update(chatMessages)
-        .set({ status: STOPPED, promptTokens: 0, completionTokens: 0, cost: 0, charged: 0, updatedAt: new Date(now()) })
-        .where(eq(chatMessages.status, 'streaming'))
-        .returning()
-      for (const row of rows) {
+    async sweep(sweepOptions = {}) {
+      const cutoff = sweepOptions.staleMs === undefined ? undefined : new Date(now() - sweepOptions.staleMs)
+      const streaming = eq(chatMessages.status, 'streaming')
+      const candidates = await db
+        .select()
+        .from(chatMessages)
+        .where(cutoff ? and(streaming, lt(chatMessages.updatedAt, cutoff)) : streaming)
+      let swept = 0
+      for (const candidate of candidates) {
+        // Generations of this process are alive (their lease keeps them out of a stale sweep anyway).
+        if (candidate.requestId && running.has(streamKey(candidate.accountId, candidate.requestId))) continue
+        // What was streamed may be ahead of the last save: the shared bus still has every delta.
+        const streamed = candidate.requestId ? await streamedText(candidate.accountId, candidate.requestId) : undefined
+        const content = streamed && streamed.content.length > candidate.content.length ? streamed.content : candidate.content
+        const thinking = streamed && streamed.thinking.length > (candidate.thinking ?? '').length ? streamed.thinking : candidate.thinking
+        const [row] = await db
+          .update(chatMessages)
+          .set({ status: STOPPED, content, thinking, promptTokens: 0, completionTokens: 0, cost: 0, charged: 0, updatedAt: new Date(now()) })
+          .where(
+            and(
+              eq(chatMessages.id, candidate.id),
+              streaming,
+              // Touched since it was read: its node is alive after all.
+              eq(chatMessages.updatedAt, candidate.updatedAt)
+            )
+          )
+          .returning()
+        if (!row) continue
+        swept++
         if (!row.requestId) continue
         // A shared bus (Redis) may still hold the unfinished stream: give its followers an end.
         try {
@@ -310,7 +374,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
           busError(error)
         }
       }
-      return rows.length
+      return swept
     },
 
     stats() {

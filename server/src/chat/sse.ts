@@ -6,7 +6,7 @@ import { type Api, type AppContext, requireAuth, requirePermission } from '../ht
 import type { Logger } from '../logger.js'
 import { findReplyByRequest, REQUEST_NOT_FOUND } from './repo.js'
 import { type ChatRuntime, streamKey } from './runtime.js'
-import { CHAT_BASE, CHAT_PERMISSION } from './topic-routes.js'
+import { CHAT_BASE } from './topic-routes.js'
 import { type FinalStatus, terminalEvent } from './wire.js'
 
 export const SSE_HEADERS = {
@@ -17,7 +17,9 @@ export const SSE_HEADERS = {
 } as const
 
 /** Who may open the account channel: it will also carry painting and music progress. */
-export const ACCOUNT_CHANNEL_PERMISSIONS = ['AI_TOOLS_CHAT', 'AI_TOOLS_ROLE', 'AI_TOOLS_PAINTING', 'AI_TOOLS_SD', 'AI_TOOLS_MUSIC'] as const
+export const ACCOUNT_CHANNEL_PERMISSIONS = ['AI_TOOLS_CHAT', 'AI_TOOLS_ROLE', 'AI_TOOLS_PAINTING', 'AI_TOOLS_SD', 'AI_TOOLS_MUSIC', 'AI_TOOLS_HOT', 'AI_TOOLS_ORDER_PLATFORM', 'AI_TOOLS_ORDER_PLATFORM_QUALITY'] as const
+/** Tools whose replies stream through the chat pipeline: chat, role chat, hot news' AI 解读 and the order drafts. */
+export const STREAM_PERMISSIONS = ['AI_TOOLS_CHAT', 'AI_TOOLS_ROLE', 'AI_TOOLS_HOT', 'AI_TOOLS_ORDER_PLATFORM', 'AI_TOOLS_ORDER_PLATFORM_QUALITY'] as const
 
 export interface SseSink {
   send(id: number, event: string, data: string): void
@@ -168,7 +170,7 @@ export function registerSseRoutes(api: Api, runtime: ChatRuntime, logger: Logger
     return row
   }
 
-  api.app.get(streamPath, requirePermission(api, CHAT_PERMISSION), async (c: AppContext) => {
+  api.app.get(streamPath, requirePermission(api, STREAM_PERMISSIONS), async (c: AppContext) => {
     const auth = await requireAuth(api, c)
     const accountId = auth.account.id
     const requestId = c.req.param('requestId')!.toLowerCase()

@@ -77,9 +77,7 @@ export type Role = z.infer<typeof roleSchema>
 
 export const sendResultSchema = z.object({ requestId: z.string(), messageId: z.string(), replyId: z.string() })
 
-export function paged<T extends z.ZodType>(item: T) {
-  return z.object({ list: z.array(item), total: z.number(), pageNum: z.number(), pageSize: z.number() })
-}
+export { paged } from '../http/fields.js'
 
 /** The final event of a stream, as `event` name and `data` object (chat-wire.md). */
 export interface TerminalEvent {

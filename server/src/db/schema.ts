@@ -223,3 +223,10 @@ export type ChatMessage = typeof chatMessages.$inferSelect
 export type ChatRole = typeof chatRoles.$inferSelect
 export type SmsPurpose = 'LOGIN' | 'MODIFY_PHONE'
 export type BalanceKind = 'tokens' | 'mj' | 'suno'
+
+// Tool tables live in their own files (one per area), re-exported so Drizzle and drizzle-kit see one schema.
+export * from './schema-storage.js'
+export * from './schema-painting.js'
+export * from './schema-tools.js'
+export * from './schema-media.js'
+export * from './schema-orders.js'

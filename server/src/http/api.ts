@@ -3,7 +3,9 @@ import type { Context, Hono, MiddlewareHandler } from 'hono'
 import { z } from 'zod'
 import { type AuthInfo, authenticate } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
+import type { EventBus } from '../events/bus.js'
 import { ApiError, envelope } from '../errors.js'
+import type { Storage } from '../storage/index.js'
 
 export type AppEnv = {
   Bindings: HttpBindings
@@ -34,8 +36,12 @@ export interface Api {
   db: Db
   now: () => number
   permissionName: PermissionName
+  /** The event bus; `bus.publish(accountId, {event, data})` reaches the account channel (job progress). */
+  bus: EventBus
   /** Validate handler results against their response schemas (tests turn it on). */
   checkResponses: boolean
+  /** Files: uploads, generated images and audio (local disk or S3); see storage/images.ts for saving. */
+  storage: Storage
 }
 
 export interface RouteOptions<S extends z.ZodType, Auth extends boolean> {
@@ -71,7 +77,16 @@ async function readJsonObject(c: AppContext): Promise<Record<string, unknown>> {
     throw new ApiError(40000002, '请求体不是合法的 JSON')
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError(40000001, NOT_AN_OBJECT)
+  // PostgreSQL text cannot hold U+0000: refused here, once, rather than as a failed query anywhere.
+  if (text.includes('\\u0000') && hasNul(value)) throw new ApiError(40000001, '请求内容不能包含空字符（U+0000）')
   return value as Record<string, unknown>
+}
+
+function hasNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (typeof value !== 'object' || value === null || depth > 200) return depth > 200
+  for (const [key, item] of Object.entries(value)) if (key.includes('\u0000') || hasNul(item, depth + 1)) return true
+  return false
 }
 
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

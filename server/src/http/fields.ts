@@ -54,5 +54,10 @@ export const pageFields = {
   pageSize: wholeNumber('pageSize', 1, 100).default(20)
 }
 
+/** A paged answer of API.md: `{list, total, pageNum, pageSize}` (the response schema). */
+export function paged<T extends z.ZodType>(item: T) {
+  return z.object({ list: z.array(item), total: z.number(), pageNum: z.number(), pageSize: z.number() })
+}
+
 /** An object id sent back by the client. */
 export const idField = (label: string) => requiredText(label, { max: 64 })

@@ -15,7 +15,7 @@ export function cors(origins: readonly string[]): MiddlewareHandler {
       const headers = new Headers({ Vary: 'Origin' })
       if (ok) {
         headers.set('Access-Control-Allow-Origin', origin)
-        headers.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
+        headers.set('Access-Control-Allow-Methods', 'GET, POST, PUT, OPTIONS')
         headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS)
         headers.set('Access-Control-Max-Age', '600')
       }

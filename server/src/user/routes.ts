@@ -1,7 +1,9 @@
 import { z } from 'zod'
+import type { Account } from '../db/schema.js'
 import { type Api, defineRoute } from '../http/api.js'
+import { WECHAT_EN_CODE } from '../wechat/login.js'
 
-const userInfo = z.object({
+export const userInfo = z.object({
   accountId: z.string(),
   userId: z.string(),
   phone: z.string(),
@@ -19,20 +21,22 @@ export function registerUserRoutes(api: Api): void {
     api,
     '/api/v1/user/info',
     { tag: 'user', summary: 'The logged-in account', body: z.object({}), auth: true, response: userInfo },
-    async ({ auth }) => {
-      const a = auth.account
-      return {
-        accountId: a.id,
-        userId: a.id,
-        phone: a.phone,
-        nickName: a.nickName,
-        avatarUrl: a.avatarUrl,
-        state: a.state === 1 ? 1 : 0,
-        tokens: a.tokens,
-        mjCount: a.mjCount,
-        sunoCount: a.sunoCount,
-        permissionCodes: a.permissionCodes
-      }
-    }
+    async ({ auth }) => toUserInfo(auth.account)
   )
+}
+
+export function toUserInfo(a: Account): z.infer<typeof userInfo> {
+  return {
+    accountId: a.id,
+    userId: a.id,
+    // Accounts made by WeChat login have a placeholder until a phone is bound: show none.
+    phone: a.enCode === WECHAT_EN_CODE ? '' : a.phone,
+    nickName: a.nickName,
+    avatarUrl: a.avatarUrl,
+    state: a.state === 1 ? 1 : 0,
+    tokens: a.tokens,
+    mjCount: a.mjCount,
+    sunoCount: a.sunoCount,
+    permissionCodes: a.permissionCodes
+  }
 }
