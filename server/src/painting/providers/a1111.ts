@@ -1,0 +1,160 @@
+import { type PaintingProvider, ProviderError, type SubmitContext, sleep } from './provider.js'
+
+/**
+ * AUTOMATIC1111's web UI API (`--api`): `POST /sdapi/v1/txt2img` answers once the picture is done,
+ * so this process watches `GET /sdapi/v1/progress` meanwhile. The UI runs one job at a time; jobs of
+ * this process wait their turn here (status SUBMITTED) instead of piling onto its queue.
+ */
+export interface A1111Options {
+  baseUrl: string
+  /** `user:pass` of `--api-auth`. */
+  auth: string | undefined
+  /** How often progress is read while a picture is drawn. */
+  progressIntervalMs: number
+  /** Gives up on one picture after this long. */
+  timeoutMs: number
+  fetch?: typeof fetch
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+}
+
+interface Txt2ImgResponse {
+  images?: unknown
+  parameters?: Record<string, unknown>
+  /** JSON text: parsed a second time. */
+  info?: unknown
+}
+
+/** `info` is a JSON string inside the JSON answer; returns {} when it is not. */
+export function parseInfo(info: unknown): { seed?: number; infotexts?: string[] } {
+  if (typeof info === 'object' && info !== null) return info as { seed?: number }
+  if (typeof info !== 'string') return {}
+  try {
+    const value = JSON.parse(info) as unknown
+    return typeof value === 'object' && value !== null ? (value as { seed?: number }) : {}
+  } catch {
+    return {}
+  }
+}
+
+export function createA1111(options: A1111Options): PaintingProvider {
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const doFetch = options.fetch ?? fetch
+  const wait = options.sleep ?? sleep
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' }
+  if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`
+  // One job at a time, like the UI itself.
+  let queue: Promise<void> = Promise.resolve()
+
+  async function drawOne(ctx: SubmitContext) {
+    const job = ctx.job
+    if (job.action !== 'TXT2IMG') throw new ProviderError('Stable Diffusion 只支持文生图')
+    const p = job.params
+    const controller = new AbortController()
+    // The person stopped it (or it timed out): the UI stops drawing too, since this job is the one it runs.
+    const stop = () => {
+      controller.abort()
+      void doFetch(`${base}/sdapi/v1/interrupt`, { method: 'POST', headers, signal: AbortSignal.timeout(5000) }).catch(() => {})
+    }
+    ctx.signal.addEventListener('abort', stop, { once: true })
+    const timer = setTimeout(() => controller.abort(new ProviderError('Stable Diffusion 绘图超时', true)), options.timeoutMs)
+    let finished = false
+    const watch = (async () => {
+      while (!finished && !controller.signal.aborted) {
+        await wait(options.progressIntervalMs, controller.signal)
+        if (finished || controller.signal.aborted) return
+        try {
+          const res = await doFetch(`${base}/sdapi/v1/progress?skip_current_image=true`, { headers, signal: controller.signal })
+          if (!res.ok) continue
+          const body = (await res.json()) as { progress?: number }
+          const progress = typeof body.progress === 'number' ? Math.round(body.progress * 100) : 0
+          if (!finished) await ctx.report({ status: 'IN_PROGRESS', progress: Math.max(1, Math.min(99, progress)) })
+        } catch {
+          // Progress is a nicety; the picture itself decides the outcome.
+        }
+      }
+    })()
+    try {
+      await ctx.report({ status: 'IN_PROGRESS', progress: 0 })
+      let res: Response
+      try {
+        res = await doFetch(`${base}/sdapi/v1/txt2img`, {
+          method: 'POST',
+          headers,
+          signal: controller.signal,
+          body: JSON.stringify({
+            prompt: p.prompt,
+            negative_prompt: p.negativePrompt,
+            seed: p.seed,
+            sampler_name: p.sampler,
+            batch_size: 1,
+            n_iter: 1,
+            steps: p.steps,
+            cfg_scale: p.cfgScale,
+            width: p.width,
+            height: p.height,
+            send_images: true,
+            save_images: false
+          })
+        })
+      } catch (error) {
+        if (ctx.signal.aborted) return
+        const reason = controller.signal.reason
+        if (reason instanceof ProviderError) throw reason
+        throw new ProviderError(error instanceof Error && error.name === 'TimeoutError' ? 'Stable Diffusion 绘图超时' : '无法连接 Stable Diffusion 服务，请稍后再试')
+      }
+      if (res.status === 401) throw new ProviderError('Stable Diffusion 服务拒绝访问（账号或密码不正确），请联系管理员')
+      if (!res.ok) {
+        let detail = ''
+        try {
+          const body = (await res.json()) as { detail?: unknown; error?: unknown; errors?: unknown }
+          detail = [body.error, body.detail, body.errors].filter((x) => typeof x === 'string' && x !== '').join('：')
+        } catch {}
+        throw new ProviderError(`Stable Diffusion 出错（HTTP ${res.status}${detail ? `，${detail.slice(0, 200)}` : ''}）`)
+      }
+      let body: Txt2ImgResponse
+      try {
+        body = (await res.json()) as Txt2ImgResponse
+      } catch {
+        throw new ProviderError('Stable Diffusion 返回了无法识别的内容')
+      }
+      finished = true
+      const first = Array.isArray(body.images) ? body.images[0] : undefined
+      if (typeof first !== 'string' || first === '') throw new ProviderError('Stable Diffusion 没有返回图片')
+      const image = Buffer.from(first.replace(/^data:[^,]*,/, ''), 'base64')
+      const info = parseInfo(body.info)
+      await ctx.report({
+        status: 'SUCCESS',
+        progress: 100,
+        image: { body: new Uint8Array(image), contentType: 'image/png' },
+        promptEn: p.prompt,
+        params: { ...p, seed: typeof info.seed === 'number' ? info.seed : p.seed }
+      })
+    } finally {
+      finished = true
+      clearTimeout(timer)
+      ctx.signal.removeEventListener('abort', stop)
+      controller.abort()
+      await watch
+    }
+  }
+
+  return {
+    name: 'a1111',
+    demo: false,
+    async submit(ctx) {
+      const turn = queue.then(async () => {
+        if (ctx.signal.aborted) return
+        try {
+          await drawOne(ctx)
+        } catch (error) {
+          if (ctx.signal.aborted) return
+          const message = error instanceof ProviderError ? error.message : 'Stable Diffusion 绘图失败，请稍后再试'
+          await ctx.report({ status: 'FAILURE', progress: 0, failReason: message }).catch(() => {})
+        }
+      })
+      queue = turn.catch(() => {})
+      ctx.background(turn)
+      return { upstreamId: null }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import sharp from 'sharp'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createA1111 } from '../src/painting/providers/a1111.js'
+import type { WireTask } from '../src/painting/wire.js'
+import { type FakeA1111, startFakeA1111 } from './fakes/a1111.js'
+import { waitUntil } from './helpers/chat.js'
+import { usePaintingHarness } from './helpers/painting.js'
+
+const SD = '/api/v1/sd'
+const lastCall = <T extends { path: string }>(requests: T[], path: string) => [...requests].reverse().find((r) => r.path === path)
+const BODY = { prompt: 'masterpiece, a castle', negativePrompt: 'lowres', width: 768, height: 512, steps: 20, cfgScale: 7, sampler: 'Euler a' }
+
+describe('stable diffusion through AUTOMATIC1111', () => {
+  let fake: FakeA1111
+  beforeAll(async () => {
+    fake = await startFakeA1111({ auth: 'sd:pass' })
+  })
+  afterAll(async () => {
+    await fake.close()
+  })
+  beforeEach(() => {
+    fake.behaviour = { kind: 'ok' }
+    fake.hold = undefined
+    fake.progress = 0
+  })
+  const ctx = usePaintingHarness(() => ({
+    env: { A1111_URL: fake.url, A1111_AUTH: 'sd:pass', PAINTING_TIMEOUT_MS: '60000' },
+    painting: {
+      providers: { sd: createA1111({ baseUrl: fake.url, auth: 'sd:pass', progressIntervalMs: 5, timeoutMs: 60_000 }) }
+    }
+  }))
+
+  async function txt2img(token: string, body: Record<string, unknown> = {}) {
+    const res = await ctx.h.post<WireTask>(`${SD}/txt2img`, { ...BODY, ...body }, token)
+    expect(res.body.code, JSON.stringify(res.body)).toBe(2000)
+    return res.body.data
+  }
+
+  it('draws through /sdapi/v1/txt2img with Basic auth, stores the base64 picture, reads the seed from info', async () => {
+    const { token, accountId } = await ctx.h.login()
+    const start = await ctx.h.mjCount(accountId)
+    const options = await ctx.h.post<{ demo: boolean }>(`${SD}/options`, {}, token)
+    expect(options.body.data.demo).toBe(false)
+    const task = await txt2img(token)
+    const done = await ctx.h.settled(token, task.taskId)
+    expect(done).toMatchObject({ kind: 'sd', status: 'SUCCESS', width: 768, height: 512, demo: false, buttons: [] })
+    expect(done.params).toMatchObject({ seed: 1234567, steps: 20, sampler: 'Euler a' })
+    const call = lastCall(fake.requests, '/sdapi/v1/txt2img')!
+    expect(call.headers.authorization).toBe(`Basic ${Buffer.from('sd:pass').toString('base64')}`)
+    expect(call.body).toMatchObject({ prompt: 'masterpiece, a castle', negative_prompt: 'lowres', seed: -1, sampler_name: 'Euler a', cfg_scale: 7, steps: 20, width: 768, height: 512, batch_size: 1, n_iter: 1 })
+    const file = await ctx.h.storage.get(ctx.h.storage.keyOf(done.imageUrl!)!)
+    expect((await sharp(file!.body).metadata()).width).toBe(768)
+    expect(await ctx.h.mjCount(accountId)).toBe(start - 1)
+  })
+
+  it('reports /sdapi/v1/progress while the picture is drawn', async () => {
+    const { token } = await ctx.h.login()
+    let release!: () => void
+    fake.hold = new Promise((resolve) => (release = resolve))
+    fake.progress = 0.55
+    const task = await txt2img(token)
+    await waitUntil(async () => (await ctx.h.task(token, task.taskId)).progress === 55)
+    expect((await ctx.h.task(token, task.taskId)).status).toBe('IN_PROGRESS')
+    release()
+    expect((await ctx.h.settled(token, task.taskId)).status).toBe('SUCCESS')
+  })
+
+  it('an A1111 error ends the task as FAILURE with its message, refunded', async () => {
+    const { token, accountId } = await ctx.h.login()
+    const start = await ctx.h.mjCount(accountId)
+    fake.behaviour = { kind: 'error', status: 500, error: 'OutOfMemoryError', detail: 'CUDA out of memory' }
+    const task = await txt2img(token)
+    expect(await ctx.h.settled(token, task.taskId)).toMatchObject({
+      status: 'FAILURE',
+      failReason: 'Stable Diffusion 出错（HTTP 500，OutOfMemoryError：CUDA out of memory）'
+    })
+    expect(await ctx.h.mjCount(accountId)).toBe(start)
+    expect((await ctx.h.log(accountId)).map((l) => l.reason)).toEqual(['绘画：Stable Diffusion 文生图', '绘画退回：Stable Diffusion 文生图失败'])
+  })
+
+  it('stop interrupts the running picture and refunds once', async () => {
+    const { token, accountId } = await ctx.h.login()
+    const start = await ctx.h.mjCount(accountId)
+    fake.behaviour = { kind: 'hang' }
+    const draws = () => fake.requests.filter((r) => r.path === '/sdapi/v1/txt2img').length
+    const before = draws()
+    const task = await txt2img(token)
+    await waitUntil(() => draws() > before)
+    const stopped = await ctx.h.post<WireTask>('/api/v1/painting/task/stop', { taskId: task.taskId }, token)
+    expect(stopped.body.data.status).toBe('INTERRPUT')
+    await waitUntil(() => fake.interrupts > 0)
+    expect((await ctx.h.settled(token, task.taskId)).status).toBe('INTERRPUT')
+    expect(await ctx.h.mjCount(accountId)).toBe(start)
+  })
+
+  it('a picture not finished in time ends as TIMEOUT', async () => {
+    const { token, accountId } = await ctx.h.login()
+    const start = await ctx.h.mjCount(accountId)
+    fake.behaviour = { kind: 'hang' }
+    const task = await txt2img(token)
+    ctx.h.clock.advance(60_001)
+    await ctx.h.runtime.tick()
+    expect(await ctx.h.settled(token, task.taskId)).toMatchObject({ status: 'TIMEOUT', failReason: '绘画超时（1 分钟内未完成），次数已退回' })
+    expect(await ctx.h.mjCount(accountId)).toBe(start)
+  })
+})
+
+describe('AUTOMATIC1111 with the wrong password', () => {
+  let fake: FakeA1111
+  beforeAll(async () => {
+    fake = await startFakeA1111({ auth: 'sd:pass' })
+  })
+  afterAll(async () => {
+    await fake.close()
+  })
+  const ctx = usePaintingHarness(() => ({ env: { A1111_URL: fake.url, A1111_AUTH: 'sd:wrong' } }))
+
+  it('ends as FAILURE with a clear message, refunded', async () => {
+    const { token, accountId } = await ctx.h.login()
+    const start = await ctx.h.mjCount(accountId)
+    const res = await ctx.h.post<WireTask>(`${SD}/txt2img`, BODY, token)
+    expect(await ctx.h.settled(token, res.body.data.taskId)).toMatchObject({
+      status: 'FAILURE',
+      failReason: 'Stable Diffusion 服务拒绝访问（账号或密码不正确），请联系管理员'
+    })
+    expect(await ctx.h.mjCount(accountId)).toBe(start)
+  })
+})

@@ -1,0 +1,160 @@
+import { useEffect, useRef, useState } from 'react'
+import { notifyError, painting, PAINTING_LIMITS, sendPromptToMj, toast, type GalleryWork } from '../../core'
+import { Spinner } from '../../ui/icons'
+import { Lightbox } from './lightbox'
+
+interface Page {
+  list: GalleryWork[]
+  total: number
+  pageNum: number
+}
+
+/** /gallery: published works in a masonry grid that loads more as it scrolls; 做同款 takes a prompt to /mj. */
+export default function GalleryView() {
+  const [page, setPage] = useState<Page | null>(null)
+  const [loading, setLoading] = useState(false)
+  const [open, setOpen] = useState<GalleryWork | null>(null)
+  const sentinel = useRef<HTMLDivElement>(null)
+  const busy = useRef(false)
+
+  async function load(pageNum: number) {
+    if (busy.current) return
+    busy.current = true
+    setLoading(true)
+    try {
+      const answer = await painting.gallery(pageNum, PAINTING_LIMITS.galleryPageSize)
+      setPage((before) => {
+        const kept = pageNum === 1 ? [] : (before?.list ?? [])
+        const seen = new Set(kept.map((w) => w.workId))
+        return { list: [...kept, ...(answer.list ?? []).filter((w) => !seen.has(w.workId))], total: answer.total ?? 0, pageNum }
+      })
+    } catch (error) {
+      notifyError(error)
+    } finally {
+      busy.current = false
+      setLoading(false)
+    }
+  }
+
+  useEffect(() => {
+    void load(1)
+  }, [])
+
+  const more = page !== null && page.list.length < page.total
+
+  // Infinite scroll: the sentinel under the grid asks for the next page as it comes into view.
+  useEffect(() => {
+    const el = sentinel.current
+    if (!el || !more || typeof IntersectionObserver === 'undefined') return
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting) && page) void load(page.pageNum + 1)
+      },
+      { rootMargin: '600px 0px' },
+    )
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [more, page?.pageNum])
+
+  async function unpublish(work: GalleryWork) {
+    try {
+      await painting.unpublish(work.taskId)
+      setPage((p) => p && { ...p, list: p.list.filter((w) => w.workId !== work.workId), total: Math.max(0, p.total - 1) })
+      setOpen(null)
+      toast('已从画廊撤下', 'success')
+    } catch (error) {
+      notifyError(error)
+    }
+  }
+
+  return (
+    <section aria-labelledby="lx-gallery-title" className="max-w-7xl mx-auto">
+      <div className="flex items-center gap-2">
+        <h2 id="lx-gallery-title" className="text-xl font-bold">
+          画廊
+        </h2>
+        {page && <span className="text-sm text-muted">共 {page.total} 幅作品</span>}
+        <button type="button" onClick={() => load(1)} className="ml-auto h-8 px-3 rounded-md text-sm text-muted hover:text-ink hover:bg-raised">
+          刷新
+        </button>
+      </div>
+      {!page && loading && <Spinner label="加载画廊" />}
+      {page && page.list.length === 0 && <p className="py-16 text-center text-muted">还没有公开的作品。在 AI 绘画里打开一张图，点「发布到画廊」吧。</p>}
+      <ul className="mt-4 columns-2 sm:columns-3 lg:columns-4 gap-3" aria-busy={loading || undefined} data-testid="gallery-grid">
+        {page?.list.map((w) => (
+          <li key={w.workId} className="mb-3 break-inside-avoid" data-testid="gallery-item">
+            <figure className="rounded-lg overflow-hidden border border-line bg-surface">
+              <button type="button" onClick={() => setOpen(w)} aria-label={`查看作品：${w.prompt}`} className="block w-full bg-raised" style={{ aspectRatio: w.width && w.height ? `${w.width} / ${w.height}` : undefined }}>
+                <img
+                  src={w.imageUrl}
+                  srcSet={w.thumbUrl && w.width ? `${w.thumbUrl} 160w, ${w.imageUrl} ${w.width}w` : undefined}
+                  sizes="(min-width: 1024px) 25vw, (min-width: 640px) 33vw, 50vw"
+                  width={w.width || undefined}
+                  height={w.height || undefined}
+                  alt={w.prompt}
+                  loading="lazy"
+                  className="block w-full h-auto"
+                />
+              </button>
+              <figcaption className="p-2 text-xs">
+                <p className="line-clamp-2 break-words text-ink/90">{w.prompt}</p>
+                <p className="mt-1 flex items-center gap-1 text-muted">
+                  <span className="truncate">{w.author}</span>
+                  {w.mine && <span className="text-primary">· 我的</span>}
+                  <button type="button" onClick={() => sendPromptToMj(w.prompt)} className="ml-auto shrink-0 px-2 h-6 rounded text-primary hover:bg-primary/10">
+                    做同款
+                  </button>
+                </p>
+              </figcaption>
+            </figure>
+          </li>
+        ))}
+      </ul>
+      <div ref={sentinel} aria-hidden="true" className="h-px" />
+      {more && (
+        <div className="mt-4 text-center">
+          <button type="button" onClick={() => page && load(page.pageNum + 1)} aria-disabled={loading} className="h-10 px-6 rounded-lg border border-line hover:border-primary hover:text-primary">
+            {loading ? '加载中…' : '加载更多'}
+          </button>
+        </div>
+      )}
+      <Lightbox
+        image={
+          open
+            ? {
+                url: open.imageUrl,
+                width: open.width,
+                height: open.height,
+                prompt: open.prompt,
+                fileName: `lingxi-${open.workId}.png`,
+                caption: `作者 ${open.author} · ${new Date(open.publishTime).toLocaleDateString('zh-CN')}`,
+              }
+            : null
+        }
+        onClose={() => setOpen(null)}
+        actions={
+          open && (
+            <>
+              <button
+                type="button"
+                onClick={() => {
+                  const prompt = open.prompt
+                  setOpen(null)
+                  sendPromptToMj(prompt)
+                }}
+                className="h-10 px-4 rounded-lg border border-primary text-primary hover:bg-primary/10"
+              >
+                做同款
+              </button>
+              {open.mine && (
+                <button type="button" onClick={() => unpublish(open)} className="h-10 px-4 rounded-lg border border-line text-muted hover:text-danger hover:border-danger">
+                  从画廊撤下
+                </button>
+              )}
+            </>
+          )
+        }
+      />
+    </section>
+  )
+}

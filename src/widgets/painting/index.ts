@@ -1,0 +1,1 @@
+export { Painting, type PaintingProps, type PaintingView } from './painting'

@@ -1,0 +1,15 @@
+import { defineElement } from '../../ui/define'
+import { Painting } from './painting'
+
+defineElement('lingxi-painting', Painting, { view: 'string', prompt: 'string' })
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lingxi-painting': HTMLElement & {
+      /** `mj` (default), `sd`, `helper` or `gallery`. */
+      view?: 'mj' | 'sd' | 'helper' | 'gallery' | string
+      /** A prompt to start /mj with. */
+      prompt?: string
+    }
+  }
+}
