@@ -1,0 +1,46 @@
+/** What a music provider speaks, in suno-api's terms (upstreams.md). */
+export const CLIP_STATUSES = ['submitted', 'queued', 'streaming', 'complete', 'error'] as const
+export type ClipStatus = (typeof CLIP_STATUSES)[number]
+
+export interface Clip {
+  /** The provider's clip id. */
+  id: string
+  title: string
+  tags: string
+  lyric: string
+  prompt: string
+  status: ClipStatus
+  /** The provider's audio (a stream URL while streaming); http(s), or `demo:` for the demo composer. */
+  audioUrl: string | null
+  imageUrl: string | null
+  duration: number | null
+  errorMessage: string | null
+}
+
+export type GenerateInput =
+  | { mode: 'describe'; prompt: string; instrumental: boolean }
+  | { mode: 'custom'; lyric: string; tags: string; title: string; instrumental: boolean; negativeTags: string }
+
+export interface MusicProvider {
+  kind: 'demo' | 'suno'
+  /** The offline demo composer: its songs are labelled as demos. */
+  demo: boolean
+  /** Submits a request; answers its clips (usually two), as first reported. */
+  generate(input: GenerateInput): Promise<Clip[]>
+  /** The current state of clips. */
+  get(ids: string[]): Promise<Clip[]>
+  lyrics(prompt: string): Promise<{ title: string; text: string }>
+  /** The bytes behind a clip's audio or image URL, to copy into Lingxi's storage. */
+  download(url: string, kind: 'audio' | 'image'): Promise<{ bytes: Uint8Array; contentType: string }>
+}
+
+/** A provider failed; `message` is Chinese and safe to show. */
+export class MusicProviderError extends Error {
+  constructor(
+    readonly kind: 'credits' | 'timeout' | 'upstream' | 'rejected',
+    message: string
+  ) {
+    super(message)
+    this.name = 'MusicProviderError'
+  }
+}

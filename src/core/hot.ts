@@ -1,0 +1,117 @@
+import { request } from './api'
+import { formatCount } from './format'
+import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart, type ToolReplyStatus } from './tool-reply'
+import { EVENT_HOT_COMMAND } from './wire'
+
+// Shapes and calls: docs/tools-wire.md (Hot news).
+
+export interface HotSource {
+  sourceId: string
+  /** 微博, 知乎 … */
+  name: string
+  /** 'dailyhot' | 'rss' | 'demo' … */
+  type: string
+  /** Sample data shipped with the server, not real news. */
+  demo: boolean
+  /** When the items were fetched (epoch ms; null = never). */
+  updatedTime: number | null
+  /** The last fetch failed: these are older items. */
+  stale: boolean
+}
+
+export interface HotItem {
+  id: string
+  title: string
+  url: string
+  /** Heat (views, votes…); null when the source gives none. */
+  hot: number | null
+  desc: string
+  /** http(s) or a Lingxi path; null when none. */
+  cover: string | null
+  time: number | null
+  /** An item of the offline sample (示例数据). */
+  demo?: boolean
+}
+
+export interface HotList {
+  source: HotSource
+  items: HotItem[]
+}
+
+/**
+ * How an AI 解读 ended:
+ * - `complete`: the commentary is whole.
+ * - `interrput`: stopped by the person (wire spelling).
+ * - `error`: the model failed (`message` says why).
+ * - `timeout`: the model took too long.
+ */
+export type InterpretStatus = ToolReplyStatus
+
+export type InterpretStart = ToolReplyStart
+
+export interface InterpretOptions {
+  /** The commentary so far, each time it grows. */
+  onText: (text: string) => void
+  /** The server accepted the request (stop needs its requestId). */
+  onStart?: (start: InterpretStart) => void
+  /** Aborting stops following (it does not stop the server: see stopInterpret). */
+  signal?: AbortSignal
+}
+
+export type InterpretResult = ToolReplyResult
+
+/**
+ * - `list`: show the list of sources (the phone header's 列表 button).
+ * - `copy`: copy the current list as text (the phone header's 复制 button).
+ */
+export type HotCommand = 'list' | 'copy'
+
+export { EVENT_HOT_COMMAND }
+
+declare global {
+  interface WindowEventMap {
+    [EVENT_HOT_COMMAND]: CustomEvent<{ command: HotCommand }>
+  }
+}
+
+const call = <T>(path: string, body: object) => request<T>(`/hot/${path}`, body)
+
+export async function loadHotSources(): Promise<HotSource[]> {
+  const answer = await call<HotSource[]>('sources', {})
+  return Array.isArray(answer) ? answer : []
+}
+
+export async function loadHotList(sourceId: string): Promise<HotList> {
+  const answer = await call<HotList>('list', { sourceId })
+  return { source: answer.source, items: Array.isArray(answer.items) ? answer.items : [] }
+}
+
+/** Heat as the spec shows counts: 9999 → '9999', 123456 → '12.3w+'; none → ''. */
+export function formatHeat(hot: number | null | undefined): string {
+  return typeof hot === 'number' && Number.isFinite(hot) && hot > 0 ? formatCount(Math.floor(hot)) : ''
+}
+
+/** The list as plain text for the clipboard: a heading, then one numbered line (and link) per item. */
+export function hotListText(list: HotList): string {
+  const name = /榜$/.test(list.source.name) ? list.source.name : `${list.source.name}热榜`
+  const head = `${name}${list.source.demo ? '（示例数据，非真实新闻）' : ''}`
+  const lines = list.items.map((item, i) => {
+    const heat = formatHeat(item.hot)
+    return `${i + 1}. ${item.title}${heat ? `（热度 ${heat}）` : ''}${item.url ? `\n   ${item.url}` : ''}`
+  })
+  return [head, ...lines].join('\n')
+}
+
+/**
+ * AI 解读 of one item: a short commentary written by the chat pipeline (charged to tokens) and
+ * streamed from `/ai-chat/sse/subscribe/{requestId}`. Resolves with how it ended and the whole
+ * text; rejects with ApiError when the server refuses (no tokens, no permission…).
+ */
+export async function interpretHotItem(sourceId: string, itemId: string, opts: InterpretOptions): Promise<InterpretResult> {
+  const start = await call<InterpretStart>('interpret', { sourceId, itemId })
+  opts.onStart?.(start)
+  return followToolReply(start.requestId, opts)
+}
+
+/** Stops an AI 解读 on the server; the stream then ends with `stopped`. Resolves the saved text. */
+export const stopInterpret = stopToolReply

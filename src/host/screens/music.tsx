@@ -1,0 +1,16 @@
+import '../../widgets/music/music.element'
+import type { ScreenProps } from './types'
+
+/**
+ * /music: the music element. The song keeps playing when the person goes to another route: the
+ * audio belongs to the page (src/core/music.ts), and the host shows `MusicBar` meanwhile.
+ */
+export default function MusicScreen(_: ScreenProps) {
+  return <lingxi-music />
+}
+
+/** The compact player the host shows on other routes while a song is current (loads this chunk only then). */
+export function MusicBar() {
+  // `mini` as a property (true): an empty string would be a false boolean property.
+  return <lingxi-music mini />
+}

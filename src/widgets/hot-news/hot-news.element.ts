@@ -1,0 +1,14 @@
+import { defineElement } from '../../ui/define'
+import { HotNews } from './hot-news'
+
+defineElement('lingxi-hot-news', HotNews, { source: 'string', externalControls: 'boolean' })
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lingxi-hot-news': HTMLElement & {
+      /** The source to start on (a sourceId). */
+      source?: string
+      externalControls: boolean
+    }
+  }
+}

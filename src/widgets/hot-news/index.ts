@@ -1,0 +1,1 @@
+export { HotNews, type HotNewsProps } from './hot-news'

@@ -1,0 +1,1 @@
+export { ImageHost } from './image-host'

@@ -1,0 +1,1 @@
+export { Music, type MusicProps } from './music'

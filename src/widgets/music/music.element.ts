@@ -1,0 +1,13 @@
+import { defineElement } from '../../ui/define'
+import { Music } from './music'
+
+defineElement('lingxi-music', Music, { mini: 'boolean' })
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lingxi-music': HTMLElement & {
+      /** Only the compact player bar. */
+      mini: boolean
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { useStore } from '@nanostores/react'
+import { lazy, Suspense, useEffect, useState } from 'react'
+import { $loginOpen, $songs, $token, loadSongs, notifyError, openLogin, startMusic } from '../../core'
+import type { ElementProps } from '../../ui/define'
+import { CreateForm } from './create-form'
+import { Glyph } from './glyphs'
+import { MiniPlayer, Player } from './player'
+import { SongList } from './song-list'
+
+const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
+
+export interface MusicProps extends ElementProps {
+  /** Only the compact player bar (nothing while no song is current). */
+  mini?: boolean
+}
+
+/**
+ * @summary AI music: create two songs from a description, or from lyrics, style tags and a title
+ * (AI 写词 writes the lyrics), follow their progress, and play them — play/pause, seek,
+ * previous/next, lyrics, download. The audio belongs to the page, not to the element: it keeps
+ * playing when the element goes away, and `<lingxi-music mini>` is the compact bar that controls it
+ * from anywhere. Songs of the offline demo composer are marked 示例.
+ * @attr mini - Show only the compact player bar (hidden while nothing is current).
+ * @event lingxi-navigate - (window) The mini bar's title asks for the music page: detail `{path: '/music'}`.
+ * @event lingxi-confirm - (window) Asks before deleting a song.
+ * @csspart player - The now-playing card.
+ * @csspart mini-player - The compact player bar.
+ * @csspart song - One song of the list.
+ * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
+ */
+export function Music({ mini }: MusicProps) {
+  useState(startMusic)
+  const token = useStore($token)
+  const loginOpen = useStore($loginOpen)
+  if (mini) return <MiniPlayer />
+  return (
+    <>
+      {token ? (
+        <Studio />
+      ) : (
+        <div className="py-16 flex flex-col items-center gap-2 text-center">
+          <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
+            <Glyph name="note" className="size-7" />
+          </span>
+          <h2 className="mt-2 text-lg font-semibold">登录后创作音乐</h2>
+          <p className="text-sm text-muted">一句描述或一段歌词，生成两首完整的歌曲。</p>
+          <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
+            登录
+          </button>
+        </div>
+      )}
+      {(!token || loginOpen) && (
+        <Suspense fallback={null}>
+          <LoginDialog />
+        </Suspense>
+      )}
+    </>
+  )
+}
+
+function Studio() {
+  const songs = useStore($songs)
+  useEffect(() => {
+    loadSongs().catch(notifyError)
+  }, [])
+  return (
+    <section aria-labelledby="lx-music-heading" className="max-w-6xl mx-auto">
+      <h2 id="lx-music-heading" className="text-xl font-bold">
+        AI 音乐
+      </h2>
+      <div className="mt-4 grid gap-5 md:grid-cols-[minmax(280px,360px)_1fr] items-start">
+        <CreateForm />
+        <div className="flex flex-col gap-4 min-w-0">
+          <Player />
+          <div>
+            <h3 className="mb-2 text-sm font-semibold text-muted">
+              我的歌曲{songs.loaded && <span className="ml-1 font-normal">（{songs.total}）</span>}
+            </h3>
+            <SongList />
+          </div>
+        </div>
+      </div>
+    </section>
+  )
+}

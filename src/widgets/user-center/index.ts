@@ -1,0 +1,1 @@
+export { UserCenter, USER_CENTER_TABS, type UserCenterTab } from './user-center'

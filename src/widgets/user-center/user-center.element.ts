@@ -1,0 +1,10 @@
+import { defineElement } from '../../ui/define'
+import { UserCenter } from './user-center'
+
+defineElement('lingxi-user-center', UserCenter, { tab: 'string' })
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lingxi-user-center': HTMLElement
+  }
+}
