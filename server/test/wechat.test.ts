@@ -1,0 +1,223 @@
+import { eq, sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { accounts, redPackets, wechatIdentities } from '../src/db/schema.js'
+import { approveOrder, createActivity } from '../src/orders/operator.js'
+import { payV2Sign, verifyPayV2Sign } from '../src/wechat/sign.js'
+import { type FakeWechatOAuth, startFakeWechatOAuth } from './fakes/wechat-oauth.js'
+import { type FakeWechatPay, startFakeWechatPay } from './fakes/wechat-pay.js'
+import { useHarness } from './helpers/database-hooks.js'
+
+let pay: FakeWechatPay
+let oauth: FakeWechatOAuth
+beforeAll(async () => {
+  pay = await startFakeWechatPay()
+  oauth = await startFakeWechatOAuth()
+})
+afterAll(async () => {
+  await pay?.close()
+  await oauth?.close()
+})
+
+let env: Record<string, string> = {}
+const ctx = useHarness(() => ({ env }))
+const wxEnv = () => ({
+  WECHAT_APP_ID: oauth.appId,
+  WECHAT_APP_SECRET: oauth.appSecret,
+  WECHAT_OPEN_URL: oauth.url,
+  WECHAT_API_URL: oauth.url,
+  WECHAT_PAY_URL: pay.url,
+  WECHAT_PAY_MCH_ID: pay.mchId,
+  WECHAT_PAY_API_KEY: pay.apiKey,
+  WECHAT_PAY_APP_ID: pay.appId,
+  PUBLIC_URL: 'http://lingxi.test'
+})
+
+/** A response that may be HTML (h.request parses JSON). */
+const raw = (path: string, headers: Record<string, string> = {}) =>
+  ctx.h.app.request(path, { headers }, { incoming: { socket: { remoteAddress: '203.0.113.7' } }, outgoing: {} })
+
+/** Runs the browser side of a WeChat login against the fake; returns the decoded payload. */
+async function wechatLogin(query = 'redirect=%2Forders%3Fx%3D1') {
+  const start = await ctx.h.request(`/api/v1/auth/wechat/authorize?${query}`)
+  expect(start.status).toBe(302)
+  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0]!
+  expect(start.headers.get('set-cookie')).toMatch(/HttpOnly/i)
+  const wx = await fetch(start.headers.get('location')!.replace('#wechat_redirect', ''), { redirect: 'manual' })
+  const back = new URL(wx.headers.get('location')!)
+  expect(back.pathname).toBe('/api/v1/auth/wechat/callback')
+  const done = await raw(`${back.pathname}${back.search}`, { cookie })
+  return { start, cookie, back, done }
+}
+const decode = (location: string) => JSON.parse(Buffer.from(new URL(location, 'http://x').searchParams.get('login')!, 'base64').toString('utf8'))
+
+async function approvedOrder(phone: string) {
+  await ctx.db.db.execute(sql`delete from order_activities`)
+  const now = ctx.h.clock.now()
+  const a = await createActivity(ctx.db.db, { title: '活动', brief: '简介', requirements: '', platform: 'douyin', quality: false, rewardFen: 888, budgetFen: 100_000, startTime: now - 1000, endTime: now + 86_400_000, sessions: 1, places: 5, cover: null }, now)
+  const { accessToken, accountId } = await ctx.h.login(phone)
+  await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_ORDER_PLATFORM'] }).where(eq(accounts.id, accountId))
+  const taken = await ctx.h.post<any>('/api/v1/orders/take', { activitySessionId: a.sessionIds[0] }, { token: accessToken })
+  const orderId = taken.body.data.orderId
+  await ctx.db.db.execute(sql`update orders set status = 'submitted' where id = ${orderId}`)
+  await approveOrder(ctx.db.db, orderId)
+  return { token: accessToken, accountId, orderId }
+}
+const send = (token: string, orderId: string) => ctx.h.post<any>('/api/v1/wx-red-pack/v2/send', { orderId }, { token })
+
+
+const approvedOrderX = approvedOrder
+const sendX = send
+
+describe('WeChat Pay v2 signature', () => {
+  it('matches the documented MD5 example and verifies HMAC-SHA256', () => {
+    // The example of WeChat Pay's signature guide.
+    const params = { appid: 'wxd930ea5d5a258f4f', mch_id: '10000100', device_info: '1000', body: 'test', nonce_str: 'ibuaiVcKdpRxkhJA' }
+    expect(payV2Sign(params, '192006250b4c09247ec02edce69f6a2d')).toBe('9A0A8659F005D6984697E2CA0A9CF3B7')
+    const hmac = { ...params, sign_type: 'HMAC-SHA256' }
+    const signed = { ...hmac, sign: payV2Sign(hmac, 'k', 'HMAC-SHA256') }
+    expect(verifyPayV2Sign(signed, 'k', 'HMAC-SHA256')).toBe(true)
+    expect(verifyPayV2Sign({ ...signed, body: 'tampered' }, 'k', 'HMAC-SHA256')).toBe(false)
+  })
+})
+
+describe('red packets against the WeChat Pay fake', () => {
+  beforeAll(() => {
+    env = wxEnv()
+  })
+
+  it('needs a bound WeChat; concurrent sends and SYSTEMERROR retries pay exactly once', async () => {
+    const u = await approvedOrder('13500000001')
+    expect((await send(u.token, u.orderId)).body).toMatchObject({ code: 40000001, message: '请先绑定微信（使用微信登录一次）' })
+    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oUser1', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    const before = pay.packets.size
+    pay.failNext('SYSTEMERROR', 1)
+    pay.delayMs = 50
+    const results = await Promise.all(Array.from({ length: 6 }, () => send(u.token, u.orderId)))
+    pay.delayMs = 0
+    expect(results.every((r) => r.body.code === 2000)).toBe(true)
+    expect(pay.packets.size).toBe(before + 1)
+    const [row] = await ctx.db.db.select().from(redPackets)
+    const sends = pay.requests.filter((r) => r.path.endsWith('sendredpack') && r.body.mch_billno === row!.mchBillno)
+    expect(sends).toHaveLength(2) // the SYSTEMERROR, then the retry with the same mch_billno
+    expect(sends.every((r) => r.signOk)).toBe(true)
+    expect(row).toMatchObject({ state: 'SENDING', demo: false, amountFen: 888, openid: 'oUser1' })
+    expect(row!.mchBillno).toMatch(new RegExp(`^${pay.mchId}\\d{18}$`))
+    // Later sends never call WeChat again.
+    expect((await send(u.token, u.orderId)).body.data.payState).toBe('SENDING')
+    pay.setStatus(row!.mchBillno, 'RECEIVED', Date.now())
+    const state = await ctx.h.post<any>('/api/v1/wx-red-pack/v2/check-state', { orderId: u.orderId }, { token: u.token })
+    expect(state.body.data).toMatchObject({ payState: 'RECEIVED', mchBillno: row!.mchBillno, amountFen: 888 })
+    expect(pay.requests.filter((r) => r.path.endsWith('sendredpack') && r.body.mch_billno === row!.mchBillno)).toHaveLength(2)
+  })
+
+  it('a lost answer is resolved by gethbinfo; NOTENOUGH and FREQ_LIMIT keep the same mch_billno', async () => {
+    const u = await approvedOrder('13500000002')
+    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oUser2', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    pay.failNext('FREQ_LIMIT', 1)
+    const freq = await send(u.token, u.orderId)
+    expect(freq.body).toMatchObject({ code: 42900001, message: '红包发放过于频繁，请 1 分钟后再试' })
+    expect((await send(u.token, u.orderId)).body.code).toBe(42900001) // backing off: WeChat not called
+    ctx.h.clock.advance(61_000)
+    const saved = pay.balance
+    pay.balance = 0
+    const poor = await send(u.token, u.orderId)
+    expect(poor.body).toMatchObject({ code: 50200001, message: '商户账户余额不足，红包暂未发出，请稍后再试或联系客服' })
+    pay.balance = saved
+    ctx.h.clock.advance(11 * 60_000)
+    // WeChat creates the packet but the answer is lost three times over: not paid twice.
+    pay.failAfterCreateNext(3)
+    const lost = await send(u.token, u.orderId)
+    expect(lost.body.code).toBe(2000) // the retry with the same mch_billno returns the packet already made
+    const [row] = await ctx.db.db.select().from(redPackets).where(eq(redPackets.accountId, u.accountId))
+    expect([...pay.packets.values()].filter((p) => p.mchBillno === row!.mchBillno)).toHaveLength(1)
+    expect(new Set(pay.requests.filter((r) => r.path.endsWith('sendredpack') && r.body.re_openid === 'oUser2').map((r) => r.body.mch_billno)).size).toBe(1)
+  })
+})
+
+describe('red packets with a wrong API key', () => {
+  beforeAll(() => {
+    env = { ...wxEnv(), WECHAT_PAY_API_KEY: 'wrong-key-0000000000000000000000' }
+  })
+  afterAll(() => {
+    env = wxEnv()
+  })
+  it('a wrong API key is refused by the fake as SIGN_ERROR and nothing is paid', async () => {
+      const u = await approvedOrderX('13500000003')
+      await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oUser3', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+      const before = pay.packets.size
+      const res = await sendX(u.token, u.orderId)
+      expect(res.body).toMatchObject({ code: 50200001, message: '商户支付签名配置有误，请联系客服' })
+      expect(pay.packets.size).toBe(before)
+      expect(pay.requests.at(-1)?.signOk).toBe(false)
+  })
+})
+
+describe('WeChat login', () => {
+  beforeAll(() => {
+    env = wxEnv()
+  })
+
+  it('logs a new WeChat user in (new account, needPhone), and the same user again into the same account', async () => {
+    oauth.user = { openid: 'oLogin1', unionid: 'uLogin1', nickname: '小灵' }
+    const { done } = await wechatLogin()
+    expect(done.status).toBe(302)
+    const location = done.headers.get('location')!
+    expect(location.startsWith('/orders?x=1&login=')).toBe(true)
+    const payload = decode(location)
+    expect(payload).toMatchObject({ phone: '', needPhone: true })
+    const info = await ctx.h.post<any>('/api/v1/user/info', {}, { token: payload.accessToken })
+    expect(info.body.data.nickName).toBe('小灵')
+    const again = decode((await wechatLogin()).done.headers.get('location')!)
+    expect(again.accountId).toBe(payload.accountId)
+    const system = await ctx.h.request('/config/system.json')
+    expect((system.body as any).wechatLogin).toBe(true)
+  })
+
+  it('refuses a missing, mismatched or reused state, and reports WeChat errors in Chinese', async () => {
+    const { back, cookie } = await wechatLogin()
+    // Used once already.
+    const reused = await raw(`${back.pathname}${back.search}`, { cookie })
+    expect(reused.status).toBe(400)
+    const start = await ctx.h.request('/api/v1/auth/wechat/authorize')
+    const c2 = (start.headers.get('set-cookie') ?? '').split(';')[0]!
+    const state = new URL(start.headers.get('location')!.replace('#wechat_redirect', '')).searchParams.get('state')!
+    const code = oauth.issueCode()
+    expect((await raw(`/api/v1/auth/wechat/callback?code=${code}&state=${state}`)).status).toBe(400) // no cookie
+    expect((await raw(`/api/v1/auth/wechat/callback?code=${code}&state=forged`, { cookie: c2 })).status).toBe(400)
+    ctx.h.clock.advance(11 * 60_000) // expired
+    expect((await raw(`/api/v1/auth/wechat/callback?code=${code}&state=${state}`, { cookie: c2 })).status).toBe(400)
+    // A code WeChat refuses.
+    const s3 = await ctx.h.request('/api/v1/auth/wechat/authorize')
+    const c3 = (s3.headers.get('set-cookie') ?? '').split(';')[0]!
+    const st3 = new URL(s3.headers.get('location')!.replace('#wechat_redirect', '')).searchParams.get('state')!
+    const bad = await raw(`/api/v1/auth/wechat/callback?code=not-a-code&state=${st3}`, { cookie: c3 })
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toContain('微信授权码无效，请重新扫码登录')
+    expect((await ctx.h.request('/api/v1/auth/wechat/authorize?redirect=https://evil.example')).body).toMatchObject({ code: 40000001 })
+  })
+
+  it('binds WeChat to a phone account; the popup page fires wx_login_success', async () => {
+    const { accessToken, accountId } = await ctx.h.login('13400000001')
+    const bind = await ctx.h.post<any>('/api/v1/auth/wechat/bind', { redirect: '/orders', popup: true }, { token: accessToken })
+    expect(bind.body.code).toBe(2000)
+    oauth.user = { openid: 'oBind1', nickname: '绑定者' }
+    const url = new URL(bind.body.data.authorizeUrl)
+    const { done } = await wechatLogin(url.search.slice(1))
+    expect(done.status).toBe(200)
+    expect(await done.text()).toContain("dispatchEvent(new CustomEvent('wx_login_success'")
+    expect(done.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/)
+    const [identity] = await ctx.db.db.select().from(wechatIdentities).where(eq(wechatIdentities.openid, 'oBind1'))
+    expect(identity?.accountId).toBe(accountId)
+  })
+})
+
+describe('WeChat login, not configured', () => {
+  beforeAll(() => {
+    env = {}
+  })
+  it('is disabled with a clear message when not configured', async () => {
+      const res = await ctx.h.request('/api/v1/auth/wechat/authorize?redirect=/')
+      expect(res.body).toMatchObject({ code: 40000001, message: '微信登录未配置' })
+      expect((await ctx.h.request('/config/system.json')).body).toMatchObject({ wechatLogin: false })
+  })
+})
