@@ -1,6 +1,7 @@
 import { ConfigError } from './config.js'
 import { DataDirBusyError } from './db/data-dir-lock.js'
 import { startServer } from './server.js'
+import { onShutdownSignals } from './shutdown.js'
 
 function explain(error: unknown): string {
   if (error instanceof ConfigError) return error.message
@@ -18,22 +19,8 @@ function explain(error: unknown): string {
 
 try {
   const running = await startServer()
-  let stopping = false
-  const stop = (signal: string) => {
-    if (stopping) {
-      process.exit(1)
-    }
-    stopping = true
-    running
-      .close()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        console.error(`Shutdown after ${signal} failed:`, error)
-        process.exit(1)
-      })
-  }
-  process.on('SIGINT', () => stop('SIGINT'))
-  process.on('SIGTERM', () => stop('SIGTERM'))
+  // SIGTERM / SIGINT: stop taking requests, finish those in flight, end generations, close within 10 s.
+  onShutdownSignals(running)
 } catch (error) {
   console.error(`Lingxi could not start.\n${explain(error)}`)
   process.exit(1)

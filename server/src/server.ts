@@ -10,7 +10,10 @@ import type { EventBus } from './events/bus.js'
 import { createEventBus } from './events/index.js'
 import type { Kv } from './kv/kv.js'
 import { createKv } from './kv/index.js'
+import { createHot } from './hot/index.js'
+import type { MusicRuntime } from './music/index.js'
 import { createConsoleLogger, type Logger } from './logger.js'
+import type { PaintingRuntime } from './painting/index.js'
 import { createSmsProvider } from './sms/index.js'
 import type { SmsProvider } from './sms/provider.js'
 
@@ -52,7 +55,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     chat = createChat({ db: database.db, config, bus, logger })
     // Nothing generates yet in this process: a reply still streaming was cut off by the last stop.
-    swept = await chat.sweep()
+    // On a shared database other nodes may be generating: only replies whose lease ran out.
+    swept = await chat.sweep(config.databaseUrl ? { staleMs: config.chatLeaseMs } : {})
   } catch (error) {
     await chat?.close().catch(() => {})
     await bus?.close().catch(() => {})
@@ -66,6 +70,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const runtime = chat
 
   const staticRoot = existsSync(config.staticRoot) ? config.staticRoot : undefined
+  // Hot-news lists are fetched on their own schedule (started once the server listens).
+  const hot = createHot({ db: db.db, settings: config.hot, now: Date.now, logger })
+  let music: MusicRuntime | undefined
+  let painting: PaintingRuntime | undefined
   const app = createApp({
     db: db.db,
     config,
@@ -73,8 +81,16 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     kv: store,
     logger,
     chat: runtime,
+    tools: { hot, music: { onRuntime: (r) => (music = r) } },
+    painting: { onRuntime: (r) => (painting = r) },
     ...(staticRoot ? { staticRoot } : {})
   })
+  // Painting jobs drawn in this process by the last run were cut off; upstream ones are watched again.
+  const paintingSwept = await painting?.sweep().catch((error: unknown) => {
+    logger.error('painting sweep failed', { error })
+    return 0
+  })
+  if (paintingSwept) logger.warn('painting tasks left running by the previous run were marked FAILURE', { count: paintingSwept })
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
   try {
@@ -86,6 +102,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       })
     })
   } catch (error) {
+    await painting?.close().catch(() => {})
     await runtime.close().catch(() => {})
     await events.close().catch(() => {})
     await store.close().catch(() => {})
@@ -96,6 +113,21 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const { port } = server.address() as AddressInfo
   const url = `http://${hostForUrl(config.host)}:${port}`
   console.log(`Lingxi is running at ${url}`)
+  hot.start()
+  // Several nodes: whichever survives ends the replies of a node that died mid-stream.
+  const orphanSweep = config.databaseUrl
+    ? setInterval(() => {
+        runtime
+          .sweep({ staleMs: config.chatLeaseMs })
+          .then((count) => {
+            if (count > 0) logger.warn('replies whose node stopped renewing them were marked interrput', { count })
+          })
+          .catch((error: unknown) => logger.error('sweeping orphaned replies failed', { error }))
+      }, Math.max(250, Math.floor(config.chatLeaseMs / 3)))
+    : undefined
+  orphanSweep?.unref()
+  // Music requests left unfinished by the last run are polled again (or end, refunded, when too old).
+  void music?.resume().catch((error: unknown) => logger.error('resuming music requests failed', { error }))
   if (swept > 0) logger.warn('replies left streaming by the previous run were marked interrput', { count: swept })
   if (!staticRoot) logger.info(`no frontend build at ${config.staticRoot}; serving the API only`)
   if (config.production && config.sms.provider === 'console') {
@@ -109,8 +141,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        clearInterval(orphanSweep)
         // Replies being generated end as interrput (saved and charged), then open streams end.
         await runtime.close().catch((error: unknown) => logger.error('stopping chat generations failed', { error }))
+        await music?.close().catch((error: unknown) => logger.error('stopping music polls failed', { error }))
+        await hot.stop().catch((error: unknown) => logger.error('stopping hot news fetches failed', { error }))
+        await painting?.close().catch((error: unknown) => logger.error('stopping painting jobs failed', { error }))
         server.closeIdleConnections()
         // Requests still running get a moment to finish; then their sockets are cut.
         const force = setTimeout(() => server.closeAllConnections(), 3000)
