@@ -4,7 +4,28 @@ import alias from '@rollup/plugin-alias'
 import resolve from '@rollup/plugin-node-resolve'
 import replace from '@rollup/plugin-replace'
 import esbuild from 'rollup-plugin-esbuild'
-import { entries } from './scripts/elements.mjs'
+import { fileURLToPath } from 'node:url'
+import { elements, entries } from './scripts/elements.mjs'
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+
+/**
+ * Each element's entry registers the stylesheet compiled for that element alone
+ * (scripts/build-css.mjs), so its chunk carries its own classes and no other element's.
+ */
+const elementStyles = () => ({
+  name: 'lingxi-element-styles',
+  transform(code, id) {
+    const element = elements.find((e) => id === here(e.entry))
+    if (!element) return null
+    const sheet = JSON.stringify(here(`src/styles/generated/${element.file}.ts`))
+    const styles = JSON.stringify(here('src/ui/styles.ts'))
+    return {
+      code: `import { css as __lxCss } from ${sheet};\nimport { registerCss as __lxRegisterCss } from ${styles};\n__lxRegisterCss(${JSON.stringify(element.tag)}, __lxCss);\n${code}`,
+      map: null,
+    }
+  },
+})
 
 const production = process.env.NODE_ENV !== 'development'
 
@@ -47,7 +68,7 @@ export default [
       chunkFileNames: 'chunks/[name]-[hash].js',
       sourcemap: true,
     },
-    plugins: plugins(),
+    plugins: [elementStyles(), ...plugins()],
     // src/core is side-effect free (stores are created on first use through shared()), so an
     // element only carries the core modules it really uses — login must not pay for chat.
     treeshake: { moduleSideEffects: (id) => !/[\\/]src[\\/]core[\\/]|[\\/]eventsource-parser[\\/]/.test(id) },

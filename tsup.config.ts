@@ -12,7 +12,7 @@ export default defineConfig({
   treeshake: true,
   target: 'es2020',
   platform: 'browser',
-  external: ['react', 'react-dom', 'react/jsx-runtime', 'nanostores', '@nanostores/react', '@r2wc/react-to-web-component'],
+  external: ['react', 'react-dom', 'react/jsx-runtime', 'nanostores', '@nanostores/react'],
   esbuildOptions(options) {
     options.jsx = 'automatic'
   },

@@ -7,6 +7,8 @@ const shared = {
   environment: 'happy-dom',
   globals: true,
   testTimeout: 20_000,
+  // Every shadow root gets the full Lingxi sheet, as in the npm package.
+  setupFiles: ['tests/unit/setup-styles.ts'],
 }
 
 export default defineConfig({
@@ -24,7 +26,7 @@ export default defineConfig({
           name: 'preact',
           include: ['src/widgets/**/*.test.tsx', 'src/host/**/*.test.tsx', 'src/ui/**/*.test.tsx'],
           // let the aliases reach the libraries that import react themselves
-          server: { deps: { inline: ['@r2wc/react-to-web-component', '@r2wc/core', '@nanostores/react'] } },
+          server: { deps: { inline: ['@nanostores/react'] } },
         },
         resolve: {
           alias: [

@@ -16,7 +16,7 @@ const step = (name, fn) => {
 
 rmSync(join(root, 'dist/cdn'), { recursive: true, force: true })
 rmSync(join(root, 'dist/site'), { recursive: true, force: true })
-step('css', () => run('node scripts/build-css.mjs'))
+step('css', () => run('npm run -s css'))
 step('cdn + site', () => {
   run('npx rollup -c --silent', { NODE_ENV: 'production' })
   mkdirSync(join(root, 'dist/site'), { recursive: true })

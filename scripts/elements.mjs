@@ -7,6 +7,12 @@ export const elements = [
   { tag: 'lingxi-toaster', file: 'toaster', entry: 'src/widgets/toaster/toaster.element.ts' },
   { tag: 'lingxi-chat', file: 'chat', entry: 'src/widgets/chat/chat.element.ts' },
   { tag: 'lingxi-roles', file: 'roles', entry: 'src/widgets/roles/roles.element.ts' },
+  { tag: 'lingxi-painting', file: 'painting', entry: 'src/widgets/painting/painting.element.ts' },
+  { tag: 'lingxi-image-host', file: 'image-host', entry: 'src/widgets/image-host/image-host.element.ts' },
+  { tag: 'lingxi-user-center', file: 'user-center', entry: 'src/widgets/user-center/user-center.element.ts' },
+  { tag: 'lingxi-music', file: 'music', entry: 'src/widgets/music/music.element.ts' },
+  { tag: 'lingxi-hot-news', file: 'hot-news', entry: 'src/widgets/hot-news/hot-news.element.ts' },
+  { tag: 'lingxi-orders', file: 'orders', entry: 'src/widgets/orders/orders.element.ts' },
 ]
 
 /** Every ES module entry of the CDN build: the elements plus the loader's command runner. */

@@ -56,7 +56,7 @@ if (existsSync(join(cdn, 'chat.js'))) {
   const shown = new Set([loader, ...staticGraph(join(cdn, 'chat.js'))])
   check('<lingxi-chat mode="bubble"> shown', shown)
   // Target 45 KB (DESIGN.md) is not met yet; the ceiling keeps it from growing meanwhile.
-  check('… opened, markdown reply (files)', withDynamic(shown, /chat-view|markdown|renderer/), 52 * 1024)
+  check('… opened, markdown reply (files)', withDynamic(shown, /chat-view|markdown|renderer/), 50 * 1024)
 }
 for (const el of ['login', 'profile', 'toaster']) check(`<lingxi-${el}> alone`, new Set([loader, ...staticGraph(join(cdn, `${el}.js`))]))
 
@@ -73,7 +73,7 @@ if (existsSync(measured)) {
   row('loader (Chromium)', m.loader, m.budgets.loader)
   // The 45 KB target (m.budgets.embedTarget) is not met yet; the ceiling stops growth meanwhile.
   row('bubble + open + markdown reply (Chromium)', m.returningVisitor, m.budgets.embed)
-  row('… first visit, with the login (Chromium)', m.firstVisitWithLogin, m.budgets.embed)
+  row('… first visit, with the login (Chromium)', m.firstVisitWithLogin, m.budgets.firstVisit ?? m.budgets.embed)
   if (m.budgets.embedTarget && m.returningVisitor > m.budgets.embedTarget)
     console.log(`note: the embed target of ${kb(m.budgets.embedTarget)} is not met yet (${kb(m.returningVisitor)} measured)`)
 }

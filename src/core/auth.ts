@@ -5,7 +5,7 @@ import { installGlobalListeners } from './events'
 import { MSG_LOGGED_OUT, MSG_LOGIN_OK, MSG_MODIFY_OK } from './messages'
 import { loadPermissions, loadSystemConfig } from './permissions'
 import { shared } from './shared'
-import { $token, clearSession, closeLogin, saveSession, saveUser } from './stores'
+import { $bindPhone, $token, clearSession, closeLogin, openLogin, saveSession, saveUser } from './stores'
 import type { LoginResponse, LoginUser, SendCodeResponse } from './types'
 import { EVENT_LOGIN, EVENT_LOGOUT, LOGIN_PARAM } from './wire'
 
@@ -134,6 +134,12 @@ async function boot(): Promise<void> {
   const results = await Promise.allSettled(jobs)
   if (redirected && $token.get()) {
     toast(MSG_LOGIN_OK, 'success')
+    // A WeChat account without a phone binds one: asked through the stores, so the login dialog
+    // opens with it even when its code arrives after this.
+    if (redirected.phone === '') {
+      $bindPhone.set(true)
+      openLogin('modify-phone')
+    }
     emit(EVENT_LOGIN, { accountId: redirected.accountId, phone: redirected.phone })
   }
   report(results)

@@ -18,6 +18,8 @@ export interface SubscribeOptions {
   backoff?: (attempt: number) => number
   /** Each time a stream is opened: 1 for the first connection, 2 after the first reconnect… */
   onOpen?: (connection: number) => void
+  /** Events that end the subscription; default TERMINAL_EVENTS. The account channel passes none. */
+  terminal?: readonly string[]
 }
 
 /** 1 s, 2 s, 4 s, 8 s, then 10 s between reconnects. */
@@ -63,7 +65,7 @@ function parse(data: string): unknown {
  * abort reason when aborted.
  */
 export async function subscribe(path: string, opts: SubscribeOptions): Promise<void> {
-  const { signal, onEvent, backoff = retryDelay, onOpen } = opts
+  const { signal, onEvent, backoff = retryDelay, onOpen, terminal = TERMINAL_EVENTS } = opts
   let lastEventId = opts.lastEventId
   let attempt = 0
   let connections = 0
@@ -72,7 +74,7 @@ export async function subscribe(path: string, opts: SubscribeOptions): Promise<v
     signal?.throwIfAborted()
     let progressed = false
     try {
-      const ended = await connect(path, lastEventId, signal, opened, (name, data, id) => {
+      const ended = await connect(path, lastEventId, signal, terminal, opened, (name, data, id) => {
         progressed = true
         if (id !== undefined) lastEventId = id
         onEvent(name, data, id)
@@ -93,6 +95,7 @@ async function connect(
   path: string,
   lastEventId: string | undefined,
   outer: AbortSignal | undefined,
+  terminal: readonly string[],
   opened: () => void,
   deliver: (name: string, data: unknown, id: string | undefined) => void,
 ): Promise<boolean> {
@@ -126,7 +129,7 @@ async function connect(
         if (ended) return
         const name = message.event ?? 'message'
         deliver(name, parse(message.data), message.id)
-        if (TERMINAL_EVENTS.includes(name)) ended = true
+        if (terminal.includes(name)) ended = true
       },
     })
     const reader = response.body.getReader()

@@ -53,6 +53,12 @@ export const $systemConfig = shared('$systemConfig', () => atom<SystemConfig | n
 /** Which dialog of the login widget is open. */
 export const $loginOpen = shared('$loginOpen', () => atom<LoginDialogMode>(false))
 
+/**
+ * The account has no phone yet (made by WeChat login): the change-phone dialog is titled 绑定手机号.
+ * A store, not only an event, so a dialog whose code loads after the login still sees it.
+ */
+export const $bindPhone = shared('ui.loginDialog.bindPhone', () => atom(false))
+
 export const $toasts = shared('$toasts', () => atom<Toast[]>([]))
 
 /** The confirm being asked (the first of the queue), or null. */

@@ -8,12 +8,16 @@ import {
   $user,
   activeMenuCode,
   EVENT_CHAT_COMMAND,
+  EVENT_HOT_COMMAND,
   EVENT_NAVIGATE,
   guardRedirect,
   openLogin,
   type ChatCommand,
+  type HotCommand,
   type MenuItem,
 } from '../core'
+// The music state alone (not the actions): the host only needs to know whether a song is current.
+import { $player } from '../core/music-state'
 import '../widgets/login/login.element'
 import '../widgets/profile/profile.element'
 import type { ElementProps } from '../ui/define'
@@ -21,13 +25,14 @@ import { Icon, Logo, Spinner } from '../ui/icons'
 import { MD, useMedia } from '../ui/use-media'
 import { $location, navigate, startRouter } from './router'
 import { matchRoute, type RouteInfo } from './routes'
+import { widgetScreens } from './screens/widgets'
 
 const EntryScreen = lazy(() => import('./screens/entry'))
 const ToolScreen = lazy(() => import('./screens/tool'))
 const UserCenterScreen = lazy(() => import('./screens/user-center'))
 const NotFoundScreen = lazy(() => import('./screens/not-found'))
-const ChatScreen = lazy(() => import('./screens/chat'))
-const RolesScreen = lazy(() => import('./screens/roles'))
+// The page's one audio lives in core: a song keeps playing on other routes, with this bar to control it.
+const MusicBar = lazy(() => import('./screens/music').then((m) => ({ default: m.MusicBar })))
 
 /**
  * @summary The full Lingxi site: header, menu (sidebar on desktop, bottom bar on phones), footer
@@ -76,6 +81,12 @@ export function App(_: ElementProps) {
   // The chat fills the page area below the header (64) and above the bottom bar (50 + its 1 px
   // border): no page scroll, the messages scroll inside.
   const chat = route?.widget === 'chat'
+  const player = useStore($player)
+  const musicBar = Boolean(player.song) && route?.widget !== 'music' && (
+    <Suspense fallback={null}>
+      <MusicBar />
+    </Suspense>
+  )
 
   return (
     <div className="min-h-dvh bg-bg text-ink flex flex-col">
@@ -86,8 +97,10 @@ export function App(_: ElementProps) {
           <span className={chat && token && !desktop ? 'sr-only' : ''}>灵犀</span>
           <span className="hidden sm:inline text-xs font-normal text-muted mt-1">AI 工具箱</span>
         </a>
+        {desktop && musicBar && <div className="flex-1 min-w-0 max-w-md mx-auto">{musicBar}</div>}
         <div className="ml-auto flex items-center gap-2">
           {chat && token && !desktop && <ChatButtons />}
+          {route?.widget === 'hotNews' && token && !desktop && <HotButtons />}
           {user ? (
             <lingxi-profile />
           ) : (
@@ -110,7 +123,7 @@ export function App(_: ElementProps) {
             className={
               chat
                 ? 'outline-none min-h-0 h-[calc(100dvh-115px-env(safe-area-inset-bottom))] md:h-[calc(100dvh-64px)]'
-                : 'flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0'
+                : `flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0 ${musicBar && !desktop ? 'pb-24' : ''}`
             }
           >
             <Suspense fallback={<Spinner label="页面加载中" />}>
@@ -121,6 +134,9 @@ export function App(_: ElementProps) {
         </div>
       </div>
       {!desktop && <BottomBar menu={menu} active={active} pathname={pathname} />}
+      {!desktop && musicBar && (
+        <div className={`fixed inset-x-2 z-30 ${chat ? 'top-[68px]' : 'bottom-[calc(56px+env(safe-area-inset-bottom))]'}`}>{musicBar}</div>
+      )}
       <lingxi-login />
     </div>
   )
@@ -136,8 +152,10 @@ function Screen({ route, search }: { route: RouteInfo | null; search: string }) 
     case 'notFound':
       return <NotFoundScreen />
     default:
-      if (route.widget === 'chat') return <ChatScreen />
-      if (route.widget === 'roles') return <RolesScreen />
+      if (route.widget) {
+        const WidgetScreen = widgetScreens[route.widget]
+        return <WidgetScreen route={route} search={search} />
+      }
       return <ToolScreen route={route} />
   }
 }
@@ -160,6 +178,33 @@ function ChatButtons() {
           aria-label={label}
           title={label}
           onClick={() => dispatchEvent(new CustomEvent(EVENT_CHAT_COMMAND, { detail: { command } }))}
+          className="size-9 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
+        >
+          <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+            <path d={d} />
+          </svg>
+        </button>
+      ))}
+    </div>
+  )
+}
+
+const hotButtons: [HotCommand, string, string][] = [
+  ['list', '热榜来源', 'M4 6h16 M4 12h16 M4 18h16'],
+  ['copy', '复制列表', 'M9 9h11v11H9z M5 15H4V4h11v1'],
+]
+
+/** The phone header's hot-news controls (spec): the hot-news element listens for lingxi-hot-command. */
+function HotButtons() {
+  return (
+    <div className="flex items-center" role="group" aria-label="热点操作">
+      {hotButtons.map(([command, label, d]) => (
+        <button
+          key={command}
+          type="button"
+          aria-label={label}
+          title={label}
+          onClick={() => dispatchEvent(new CustomEvent(EVENT_HOT_COMMAND, { detail: { command } }))}
           className="size-9 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
         >
           <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
@@ -217,14 +262,25 @@ function BottomBar({ menu, active, pathname }: { menu: MenuItem[]; active: strin
       <span className="whitespace-nowrap">{label}</span>
     </a>
   )
-  // The tools scroll sideways when there are many; 我的 (the personal center) stays in reach.
+  // The tools scroll sideways when there are many; 我的 (the personal center) stays in reach, and
+  // the current tool is scrolled into view (图床, seventh of seven, would otherwise sit off-screen).
+  const strip = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const current = strip.current?.querySelector<HTMLElement>('[aria-current="page"]')
+    if (!current || !strip.current) return
+    const box = strip.current
+    const left = current.offsetLeft - box.offsetLeft
+    if (left < box.scrollLeft || left + current.offsetWidth > box.scrollLeft + box.clientWidth) {
+      box.scrollLeft = left - (box.clientWidth - current.offsetWidth) / 2
+    }
+  }, [active, menu])
   return (
     <nav
       aria-label="工具菜单"
       data-testid="bottom-bar"
       className="sticky bottom-0 z-30 h-[50px] pb-[env(safe-area-inset-bottom)] box-content border-t border-line bg-bg/95 backdrop-blur flex"
     >
-      <div className="flex-1 min-w-0 flex overflow-x-auto [scrollbar-width:none]">
+      <div ref={strip} className="flex-1 min-w-0 flex overflow-x-auto [scrollbar-width:none]">
         {visible(menu).map((m) => item(m.permissionCode, m.path, m.icon, m.permissionName, active === m.permissionCode))}
       </div>
       <div className="flex w-16 shrink-0 border-l border-line">{item('center', '/usercenter?id=general', 'user', '我的', pathname === '/usercenter')}</div>

@@ -11,6 +11,12 @@ declare module 'react' {
       'lingxi-toaster': LingxiTag
       'lingxi-chat': LingxiTag
       'lingxi-roles': LingxiTag
+      'lingxi-painting': LingxiTag
+      'lingxi-image-host': LingxiTag
+      'lingxi-user-center': LingxiTag
+      'lingxi-music': LingxiTag
+      'lingxi-hot-news': LingxiTag
+      'lingxi-orders': LingxiTag
     }
   }
 }

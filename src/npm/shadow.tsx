@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState, type ComponentType, type CSSProperties } from 'react'
 import { createPortal } from 'react-dom'
 import type { ElementProps } from '../ui/define'
-import { adoptStyles } from '../ui/styles'
+import { css as fullCss } from '../styles/generated/full'
+import { adoptStyles, registerCss } from '../ui/styles'
 
 export interface ShadowProps {
   /** Class of the host `<div>` (layout only: the inside is styled by Lingxi's own sheet). */
@@ -23,6 +24,7 @@ export function withShadow<P extends object>(Inner: ComponentType<P & ElementPro
       const host = hostRef.current
       if (!host) return
       const shadow = host.shadowRoot ?? host.attachShadow({ mode: 'open' })
+      registerCss('*', fullCss)
       adoptStyles(shadow)
       setRoot(shadow)
     }, [])

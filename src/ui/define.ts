@@ -64,7 +64,7 @@ export function defineElement<P extends object>(
 
     constructor() {
       super()
-      adoptStyles(this.attachShadow({ mode: 'open' }))
+      adoptStyles(this.attachShadow({ mode: 'open' }), tag)
       for (const name of names) this.lxProps[name] = parse(props[name]!, this.getAttribute(attributeName(name)))
     }
 

@@ -1,28 +1,55 @@
 import { shared } from '../core/shared'
-import { css } from '../styles/generated'
+import { css as baseCss } from '../styles/generated/base'
 import { getBoot } from './boot'
 
+/** Stylesheet text by element tag; '*' is the sheet for any other root (the npm package's, tests'). */
+const texts = () => shared('ui.css', () => new Map<string, string>())
+
 /**
- * Gives a shadow root Lingxi's one stylesheet: a constructable sheet created once per page and
- * adopted by every root, or a `<style>` (with the page's CSP nonce) where adoption is missing.
+ * Gives an element its stylesheet. The CDN build calls this in each element's entry with the sheet
+ * compiled for that element alone (scripts/build-css.mjs); the npm package registers the full
+ * sheet as '*'.
  */
-export function adoptStyles(root: ShadowRoot): void {
-  const sheet = shared('ui.stylesheet', () => {
-    try {
-      const s = new CSSStyleSheet()
-      s.replaceSync(css)
-      return s
-    } catch {
-      return null
+export function registerCss(tag: string, css: string): void {
+  if (!texts().has(tag)) texts().set(tag, css)
+}
+
+/**
+ * Gives a shadow root its element's styles: the base sheet (theme, preflight, :host) then the
+ * element's own utilities, or the full sheet for roots of no registered element. Each is a
+ * constructable sheet created once per page and shared by every root, or a `<style>` (with the
+ * page's CSP nonce) where adoption is missing.
+ */
+export function adoptStyles(root: ShadowRoot, tag = '*'): void {
+  const own = texts().get(tag)
+  const full = texts().get('*')
+  const list = own !== undefined ? [baseCss, own] : full !== undefined ? [full] : []
+  if (!('adoptedStyleSheets' in root) || list.some((css) => !sheetOf(css))) {
+    const nonce = getBoot().nonce
+    for (const css of [...list].reverse()) {
+      const style = document.createElement('style')
+      if (nonce) style.nonce = nonce
+      style.textContent = css
+      root.prepend(style)
     }
-  })
-  if (sheet && 'adoptedStyleSheets' in root) {
-    if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet]
     return
   }
-  const style = document.createElement('style')
-  const nonce = getBoot().nonce
-  if (nonce) style.nonce = nonce
-  style.textContent = css
-  root.prepend(style)
+  const wanted = list.map((css) => sheetOf(css)!).filter((s) => !root.adoptedStyleSheets.includes(s))
+  if (wanted.length) root.adoptedStyleSheets = [...root.adoptedStyleSheets, ...wanted]
+}
+
+/** The page's one constructable sheet for a text; null where they are unsupported. */
+function sheetOf(css: string): CSSStyleSheet | null {
+  const sheets = shared('ui.stylesheets', () => new Map<string, CSSStyleSheet | null>())
+  if (!sheets.has(css)) {
+    let s: CSSStyleSheet | null = null
+    try {
+      s = new CSSStyleSheet()
+      s.replaceSync(css)
+    } catch {
+      s = null
+    }
+    sheets.set(css, s)
+  }
+  return sheets.get(css)!
 }

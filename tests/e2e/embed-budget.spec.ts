@@ -12,8 +12,10 @@ import { startPartner, startServer, type LingxiServer } from './server'
 const KB = 1024
 const LOADER_BUDGET = 3 * KB
 const EMBED_BUDGET = 45 * KB
-// Not met yet (issue 4 stays open on it): until it is, this ceiling stops the embed path growing.
-const EMBED_CEILING = 68 * KB
+// Not met yet (issue 4 stays open on it): until it is, these ceilings stop the embed path growing.
+// Measured 2026-11-21: 54.2 KB logged in, 62.3 KB on a first visit (were 60.9 and 66.2 before the per-element sheets and Prism).
+const EMBED_CEILING = 57 * KB
+const FIRST_VISIT_CEILING = 64 * KB
 
 let server: LingxiServer
 let partner: Awaited<ReturnType<typeof startPartner>>
@@ -95,7 +97,7 @@ test('what a partner page downloads for the chat bubble stays within budget', as
     firstVisitWithLogin: sum(first.all),
     returningFiles: Object.fromEntries(returning.all.map((t) => [name(t.url), t.bytes])),
     firstVisitFiles: Object.fromEntries(first.all.map((t) => [name(t.url), t.bytes])),
-    budgets: { loader: LOADER_BUDGET, embed: EMBED_CEILING, embedTarget: EMBED_BUDGET },
+    budgets: { loader: LOADER_BUDGET, embed: EMBED_CEILING, firstVisit: FIRST_VISIT_CEILING, embedTarget: EMBED_BUDGET },
   }
   const lines = [
     `loader                                   ${kb(report.loader)}  (budget ${kb(LOADER_BUDGET)})`,
@@ -115,5 +117,5 @@ test('what a partner page downloads for the chat bubble stays within budget', as
   expect(report.loader).toBeLessThanOrEqual(LOADER_BUDGET)
   if (report.returningVisitor > EMBED_BUDGET || report.firstVisitWithLogin > EMBED_BUDGET) console.log(`embed budget of ${kb(EMBED_BUDGET)} NOT met yet`)
   expect.soft(report.returningVisitor, 'bubble + open + markdown reply, logged in').toBeLessThanOrEqual(EMBED_CEILING)
-  expect.soft(report.firstVisitWithLogin, 'bubble + login + open + markdown reply').toBeLessThanOrEqual(EMBED_CEILING)
+  expect.soft(report.firstVisitWithLogin, 'bubble + login + open + markdown reply').toBeLessThanOrEqual(FIRST_VISIT_CEILING)
 })

@@ -166,6 +166,22 @@ test.describe('on a phone', () => {
     expect(Math.round(p.x + p.width)).toBe(390)
     await shot(page, info, 'profile drawer (phone)')
   })
+
+  test('the current tool is scrolled into view when the bottom bar overflows', async ({ page }) => {
+    // every tool of the default permissions: more than a phone's width
+    const full = await startServer()
+    try {
+      await page.goto(full.url + '/')
+      await login(page, full, '13500135001')
+      await page.goto(full.url + '/imgSee')
+    const bar = page.getByTestId('bottom-bar')
+    const current = bar.locator('[aria-current="page"]')
+      await expect(current).toHaveText('图床')
+      await expect(current).toBeInViewport({ ratio: 1 })
+    } finally {
+      await full.stop()
+    }
+  })
 })
 
 test.describe('an allowlisted review account', () => {

@@ -1,6 +1,6 @@
 // @ts-expect-error -- a build script in plain JS
 import { fixShadowProperties } from '../../scripts/css-fix.mjs'
-import { css } from '../../src/styles/generated'
+import { css } from '../../src/styles/generated/full'
 
 const tailwindOutput =
   '@layer properties{@supports (((-webkit-hyphens:none)) and (not (margin-trim:inline))) or ((-moz-orient:inline) and (not (color:rgb(from red r g b)))){*,:before,:after,::backdrop{--tw-shadow:0 0 #0000;--tw-ring-shadow:0 0 #0000}}}' +
@@ -21,5 +21,18 @@ describe('the @property fix for shadow roots', () => {
     expect(css).not.toContain('@property')
     expect(css).not.toMatch(/@layer properties\{@supports/)
     expect(css).toContain('@layer properties{:host,*')
+  })
+})
+
+describe('the split sheets (base + one per element)', () => {
+  it('declare one layer order, so Tailwind defaults never outrank utilities across sheets', async () => {
+    const order = '@layer properties,theme,base,components,utilities;'
+    const { css: base } = await import('../../src/styles/generated/base')
+    const { css: toaster } = await import('../../src/styles/generated/toaster')
+    expect(base.startsWith(order)).toBe(true)
+    expect(toaster.startsWith(order)).toBe(true)
+    // the element sheet carries the defaults its utilities rely on, the base sheet none
+    expect(toaster).toContain('@layer properties{:host,*')
+    expect(base).not.toContain('--tw-translate-x')
   })
 })

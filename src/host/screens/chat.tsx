@@ -1,10 +1,11 @@
 import '../../widgets/chat/chat.element'
+import type { ScreenProps } from './types'
 
 /**
  * /chat: the chat element filling the page area (its messages scroll, the page does not). On
  * phones the host header's buttons drive it (`external-controls`). Loaded with the route, so the
  * first screen of other pages never pays for the chat.
  */
-export default function ChatScreen() {
+export default function ChatScreen(_: ScreenProps) {
   return <lingxi-chat external-controls="" className="block h-full" />
 }

@@ -2,8 +2,18 @@ import { useStore } from '@nanostores/react'
 import { atom } from 'nanostores'
 import { useEffect, useRef, useState } from 'react'
 import {
+  $bindPhone,
   $loginOpen,
+  $systemConfig,
+  $token,
+  COOKIE_TOKEN,
+  getCookie,
+  loadPermissions,
+  bindWechat,
   closeLogin,
+  deviceKind,
+  EVENT_LOGIN,
+  EVENT_WX_LOGIN,
   login,
   loginWithoutCode,
   maskPhone,
@@ -13,12 +23,16 @@ import {
   sendModifyPhoneCode,
   sendSmsCode,
   toast,
+  MSG_LOGIN_OK,
+  openLogin,
+  refreshUser,
+  wechatAuthorizeUrl,
   type CountryEntry,
 } from '../../core'
 import { siteHref } from '../boot'
 import { Dialog } from '../dialog'
 import { Icon } from '../icons'
-import { SM, useMedia } from '../use-media'
+import { MD, SM, useMedia } from '../use-media'
 import { CountryPicker } from './country-picker'
 
 const CHINA: CountryEntry = { countryName: '中国', countryPinyin: 'zhongguo', phoneCode: '86', countryCode: 'CN' }
@@ -40,6 +54,114 @@ function useIsOwner(): boolean {
   return owners[0] === id
 }
 
+// A WeChat login that created an account without a phone asks for one: the change-phone flow titled 绑定手机号.
+
+// A redirect login (`?login=`) of a WeChat account without a phone carries an empty phone: bind one.
+if (typeof window !== 'undefined') {
+  shared('ui.loginDialog.bindOnLogin', () => {
+    window.addEventListener(EVENT_LOGIN, (event) => {
+      const detail = (event as CustomEvent<{ phone?: unknown } | null>).detail
+      if (detail && detail.phone === '') {
+        $bindPhone.set(true)
+        openLogin('modify-phone')
+      }
+    })
+    return true
+  })
+}
+
+// What the next wx_login_success completes: a login or a bind (of the account already logged in).
+const wechatFlow = shared('ui.loginDialog.wechatFlow', () => ({ bind: false }))
+
+/**
+ * The token cookie the popup wrote. A cookie written in another window can reach this one a
+ * moment later (Chromium syncs them between processes): wait for it rather than ask without it.
+ */
+async function popupToken(): Promise<string | null> {
+  for (let i = 0; i < 30; i++) {
+    const token = getCookie(COOKIE_TOKEN)
+    if (token) return token
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return null
+}
+
+/** After a popup WeChat login: the user, 登录成功！, and the phone binding when the account has none. */
+async function afterWechatLogin(event: Event): Promise<void> {
+  const detail = (event as CustomEvent).detail as { needPhone?: unknown; accountId?: unknown; phone?: unknown } | null | undefined
+  const token = await popupToken()
+  if (!token) return toast('微信登录没有完成，请重试', 'warning')
+  if ($token.get() !== token) {
+    // The page-wide handler looked too early: take the session over now.
+    $token.set(token)
+    closeLogin()
+    loadPermissions().catch(notifyError)
+  }
+  if (wechatFlow.bind) {
+    wechatFlow.bind = false
+    refreshUser().then(() => toast('微信绑定成功', 'success'), notifyError)
+    return
+  }
+  refreshUser().then(
+    (user) => {
+      toast(MSG_LOGIN_OK, 'success')
+      window.dispatchEvent(new CustomEvent(EVENT_LOGIN, { detail: { accountId: user.accountId, phone: user.phone } }))
+      if (detail?.needPhone === true || !user.phone) {
+        $bindPhone.set(true)
+        openLogin('modify-phone')
+      }
+    },
+    (error: unknown) => notifyError(error),
+  )
+}
+
+/**
+ * 微信登录: WeChat's QR login in a popup on desktop (its answer page stores the session, fires
+ * wx_login_success here and closes), the whole page on phones or when popups are blocked (the
+ * answer comes back as `?login=` on this page).
+ */
+export function startWechatLogin(): void {
+  wechatFlow.bind = false
+  const popup = usePopup() ? openPopup(wechatAuthorizeUrl(currentPath(), true)) : null
+  if (!popup) location.assign(wechatAuthorizeUrl(currentPath(), false))
+}
+
+/**
+ * 绑定微信 for the logged-in account (red packets need its openid): `auth/wechat/bind`, then the
+ * same QR login, in a popup on desktop (opened at once, so no blocker stops it) or the whole page.
+ */
+export async function startWechatBind(): Promise<void> {
+  wechatFlow.bind = true
+  const popup = usePopup() ? openPopup('about:blank') : null
+  try {
+    const url = await bindWechat(currentPath(), Boolean(popup))
+    if (popup) popup.location.href = url
+    else location.assign(url)
+  } catch (error) {
+    popup?.close()
+    wechatFlow.bind = false
+    notifyError(error)
+  }
+}
+
+const currentPath = () => `${location.pathname}${location.search}`
+const usePopup = () => deviceKind() !== 'H5' && (typeof matchMedia === 'undefined' || matchMedia(MD).matches)
+
+function openPopup(url: string): Window | null {
+  const width = 720
+  const height = 640
+  const left = Math.max(0, Math.round((screen.width - width) / 2))
+  const top = Math.max(0, Math.round((screen.height - height) / 2))
+  const popup = window.open(url, 'lingxi-wechat-login', `popup,width=${width},height=${height},left=${left},top=${top}`)
+  if (popup) {
+    shared('ui.loginDialog.wechatListener', () => {
+      window.addEventListener(EVENT_WX_LOGIN, (event) => void afterWechatLogin(event))
+      return true
+    })
+  }
+  return popup
+}
+
 /**
  * The two-step phone login (and, with `$loginOpen` = 'modify-phone', the change-phone flow):
  * a modal from 640 px up, a bottom drawer below. Only one per page is ever shown.
@@ -49,22 +171,26 @@ export function LoginDialog() {
   const mode = useStore($loginOpen)
   const wide = useMedia(SM)
   const modify = mode === 'modify-phone'
+  const bind = useStore($bindPhone)
+  useEffect(() => {
+    if (mode !== 'modify-phone') $bindPhone.set(false)
+  }, [mode])
   if (!owner) return null
   return (
     <Dialog
       open={mode !== false}
       onClose={closeLogin}
-      title={modify ? '请输入新手机号' : '手机号登录'}
+      title={modify ? (bind ? '绑定手机号' : '请输入新手机号') : '手机号登录'}
       placement={wide ? 'center' : 'bottom'}
       width={440}
       part="dialog"
     >
-      {mode && <LoginForm key={mode} modify={modify} />}
+      {mode && <LoginForm key={mode} modify={modify} bind={bind} />}
     </Dialog>
   )
 }
 
-function LoginForm({ modify }: { modify: boolean }) {
+function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }) {
   const [step, setStep] = useState<'phone' | 'code'>('phone')
   const [country, setCountry] = useState(CHINA)
   const [phone, setPhone] = useState('')
@@ -77,6 +203,7 @@ function LoginForm({ modify }: { modify: boolean }) {
   const [countdown, setCountdown] = useState(0)
   const codeRef = useRef<HTMLInputElement>(null)
   const phoneRef = useRef<HTMLInputElement>(null)
+  const config = useStore($systemConfig)
 
   const target = `${country.phoneCode} ${phone.trim()}`
   const waiting = countdown > 0 && sentTo === target
@@ -210,6 +337,7 @@ function LoginForm({ modify }: { modify: boolean }) {
   }
 
   const empty = !phone.trim()
+  const wechat = (config as { wechatLogin?: boolean } | null)?.wechatLogin !== false
   return (
     <form onSubmit={handleGetCode as never} className="flex flex-col gap-4" noValidate>
       <CountryPicker value={country} onChange={setCountry}>
@@ -226,7 +354,7 @@ function LoginForm({ modify }: { modify: boolean }) {
           inputMode="numeric"
           autoComplete="tel-national"
           maxLength={20}
-          placeholder={modify ? '请输入新手机号' : '请输入手机号'}
+          placeholder={modify && !bind ? '请输入新手机号' : '请输入手机号'}
           className="flex-1 min-w-0 h-11 px-4 rounded-r-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary"
         />
       </CountryPicker>
@@ -261,19 +389,26 @@ function LoginForm({ modify }: { modify: boolean }) {
               {hint}
             </p>
           )}
-          <div className="flex items-center gap-3 text-xs text-muted">
-            <span className="h-px flex-1 bg-line" />
-            其他方式
-            <span className="h-px flex-1 bg-line" />
-          </div>
-          <button
-            type="button"
-            onClick={() => toast('微信登录即将开放，请先使用手机号登录', 'info')}
-            className="self-center flex items-center gap-2 px-4 h-9 rounded-full border border-line text-sm text-muted hover:text-ink"
-          >
-            <Icon name="wechat" className="size-5 text-[#2aae67]" />
-            微信登录
-          </button>
+          {wechat && (
+            <>
+              <div className="flex items-center gap-3 text-xs text-muted">
+                <span className="h-px flex-1 bg-line" />
+                其他方式
+                <span className="h-px flex-1 bg-line" />
+              </div>
+              <button
+                type="button"
+                onClick={() => {
+                  if (!agreed) return setHint('请勾选同意后再登录')
+                  startWechatLogin()
+                }}
+                className="self-center flex items-center gap-2 px-4 h-9 rounded-full border border-line text-sm text-muted hover:text-ink"
+              >
+                <Icon name="wechat" className="size-5 text-[#2aae67]" />
+                微信登录
+              </button>
+            </>
+          )}
         </>
       )}
     </form>

@@ -1,6 +1,6 @@
 import katex from 'katex'
 import { getBoot } from '../boot'
-import { katexCss, katexFonts } from './katex-css'
+import { katexCss, katexFonts } from './vendor/katex-css'
 import { sanitize } from './sanitize'
 import { adoptCss } from './styles'
 

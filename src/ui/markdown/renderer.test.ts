@@ -106,11 +106,11 @@ describe('code blocks', () => {
     await settle()
     expect(root.querySelector('code span')).toBeNull()
     renderer.update('```js\nconst a = 1\n```\n\n好的', false)
-    await vi.waitFor(() => expect(root.querySelector('code.hljs .hljs-keyword')?.textContent).toBe('const'))
+    await vi.waitFor(() => expect(root.querySelector('code.lx-hl .lx-t-keyword')?.textContent).toBe('const'))
     expect(root.querySelector('code')!.textContent).toBe('const a = 1')
   })
 
-  it('load highlight.js only for an answer with a finished code block, and only its language', async () => {
+  it('load the highlighter only for an answer with a finished code block, and only its language', async () => {
     const loadHighlight = vi.spyOn(lazy, 'highlight')
     const { root, renderer } = mount()
     stream(renderer, '# 没有代码\n\n只有 `行内代码` 和文字。\n', 4)
@@ -121,7 +121,7 @@ describe('code blocks', () => {
     const rust = vi.spyOn(highlight.languageLoaders, 'rust')
     const python = vi.spyOn(highlight.languageLoaders, 'python')
     stream(renderer, '# 没有代码\n\n只有 `行内代码` 和文字。\n\n```rs\nfn main() {}\n```\n', 4)
-    await vi.waitFor(() => expect(root.querySelector('code.hljs')).not.toBeNull())
+    await vi.waitFor(() => expect(root.querySelector('code.lx-hl')).not.toBeNull())
     expect(loadHighlight).toHaveBeenCalledTimes(1)
     expect(rust).toHaveBeenCalledTimes(1)
     expect(python).not.toHaveBeenCalled()
@@ -132,7 +132,7 @@ describe('code blocks', () => {
     const loaders = Object.keys(highlight.languageLoaders).map((name) => vi.spyOn(highlight.languageLoaders, name))
     const root = renderOnce('```brainfuck\n++[>+<-]' + '.'.repeat(500) + '\n```\n')
     await settle()
-    expect(root.querySelector('code')!.classList.contains('hljs')).toBe(false)
+    expect(root.querySelector('code')!.classList.contains('lx-hl')).toBe(false)
     for (const spy of loaders) expect(spy).not.toHaveBeenCalled()
     expect(markdownCss).toMatch(/\.lx-md pre\{[^}]*overflow-x:auto/)
   })

@@ -297,7 +297,7 @@ const TAGS = new Set(['div', 'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol'
 function offAllowlist(root: HTMLElement): string[] {
   const found: string[] = []
   const allowed: Record<string, (el: Element, value: string) => boolean> = {
-    class: (_, v) => v.split(' ').every((c) => /^(lx-[a-z-]+|language-[\w+#.-]+|hljs(-[\w-]+)?|[a-z]+_+)$/.test(c)),
+    class: (_, v) => v.split(' ').every((c) => /^(lx-[a-z0-9-]+|language-[\w+#.-]+)$/.test(c)),
     href: (el, v) => el.localName === 'a' && safeLinkUrl(v) === v,
     target: (el, v) => el.localName === 'a' && v === '_blank',
     rel: (el, v) => el.localName === 'a' && v === 'noopener noreferrer nofollow',
@@ -349,8 +349,8 @@ describe('built, not parsed', () => {
     const once = renderOnce(text)
     const { root, renderer } = mount()
     stream(renderer, text, 3)
-    // highlighting included: its spans are built from highlight.js's token tree
-    await vi.waitFor(() => expect(root.querySelector('code.hljs span')).not.toBeNull())
+    // highlighting included: its spans are built from Prism's token stream
+    await vi.waitFor(() => expect(root.querySelector('code.lx-hl span')).not.toBeNull())
     expect(root.textContent).toContain(marker)
     expect(seen()).toEqual([])
     expect(root.innerHTML).toBe(once.innerHTML.replace(/ data-streaming=""/, ''))

@@ -4,7 +4,7 @@ import { getBoot } from '../boot'
 // streaming cursor. Markdown never gets Tailwind classes; colours come from the theme's custom
 // properties (set on :host by the Lingxi sheet), with the dark defaults as fallbacks for a
 // renderer used outside a Lingxi shadow root; .lx-md keeps them in short local properties. The
-// highlight.js theme lives in highlight.ts, the KaTeX and mermaid rules in math.ts and mermaid.ts:
+// code theme lives in highlight.ts, the KaTeX and mermaid rules in math.ts and mermaid.ts:
 // each is adopted when its chunk first runs. Written compact: it ships in the renderer chunk.
 //
 // The cursor goes after the text of the last block: at the end of a paragraph, heading or code,

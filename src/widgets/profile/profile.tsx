@@ -69,8 +69,9 @@ export function Profile(_: ElementProps) {
         className="flex items-center gap-2 h-10 pl-1 pr-2 rounded-full hover:bg-raised"
       >
         <Avatar user={user} size="size-8" />
-        <span className="text-sm" data-testid="header-phone">
-          {maskPhone(user.phone)}
+        <span className="text-sm max-w-32 truncate" data-testid="header-phone">
+          {/* a WeChat-only account has no phone yet: its nickname instead */}
+          {user.phone ? maskPhone(user.phone) : user.nickName}
         </span>
         <Icon name="chevron" className={`size-4 text-muted transition-transform ${menuOpen ? 'rotate-180' : ''}`} />
       </button>
@@ -107,15 +108,21 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
         <Avatar user={user} size="size-14" />
         <div className="min-w-0">
           <p className="text-base font-semibold truncate">{user.nickName}</p>
-          <button
-            type="button"
-            onClick={() => copyText(user.phone)}
-            title="点击复制手机号"
-            className="mt-1 flex items-center gap-1 text-sm text-muted hover:text-primary"
-          >
-            <span data-testid="profile-phone">{maskPhone(user.phone)}</span>
-            <Icon name="copy" className="size-3.5" />
-          </button>
+          {user.phone ? (
+            <button
+              type="button"
+              onClick={() => copyText(user.phone)}
+              title="点击复制手机号"
+              className="mt-1 flex items-center gap-1 text-sm text-muted hover:text-primary"
+            >
+              <span data-testid="profile-phone">{maskPhone(user.phone)}</span>
+              <Icon name="copy" className="size-3.5" />
+            </button>
+          ) : (
+            <p className="mt-1 text-sm text-muted" data-testid="profile-phone">
+              未绑定手机号
+            </p>
+          )}
         </div>
       </div>
       <ul className="mt-5 grid grid-cols-3 gap-2" aria-label="剩余额度">

@@ -1,0 +1,4 @@
+import { css } from '../../src/styles/generated/full'
+import { registerCss } from '../../src/ui/styles'
+
+registerCss('*', css)
