@@ -23,6 +23,7 @@ import { registerConfigFileRoutes } from './site/routes.js'
 import type { SmsProvider } from './sms/provider.js'
 import { createStorage, type Storage } from './storage/index.js'
 import { registerTools, type ToolsDeps } from './tools/index.js'
+import { createMemoryQueue, type JobQueue } from './jobs/index.js'
 import { registerUserRoutes } from './user/routes.js'
 import { registerWechatLogin } from './wechat/login.js'
 
@@ -44,6 +45,8 @@ export interface AppDeps {
   chat?: ChatRuntime
   /** Files (uploads, generated images and audio); local disk under DATA_DIR when absent. */
   storage?: Storage
+  /** Background jobs; an in-process queue when absent (server.ts passes BullMQ when REDIS_URL is set). */
+  jobs?: JobQueue
   /** Painting providers and runtime (demo painter when absent). */
   painting?: PaintingDeps
   /** Music, hot news and image-host providers (offline demos when absent). */
@@ -66,7 +69,8 @@ export function createApp(deps: AppDeps): App {
     now,
     permissionName: configFiles.permissionName,
     checkResponses: deps.checkResponses ?? false,
-    storage: deps.storage ?? createStorage(config)
+    storage: deps.storage ?? createStorage(config),
+    jobs: deps.jobs ?? createMemoryQueue({ logger })
   }
 
   app.use(requestId())

@@ -10,8 +10,10 @@ import type { EventBus } from './events/bus.js'
 import { createEventBus } from './events/index.js'
 import type { Kv } from './kv/kv.js'
 import { createKv } from './kv/index.js'
+import { createJobQueue, type JobQueue } from './jobs/index.js'
 import { createHot } from './hot/index.js'
 import type { MusicRuntime } from './music/index.js'
+import type { OrdersRuntime } from './orders/index.js'
 import { createConsoleLogger, type Logger } from './logger.js'
 import type { PaintingRuntime } from './painting/index.js'
 import { createSmsProvider } from './sms/index.js'
@@ -45,6 +47,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let kv: Kv | undefined
   let bus: EventBus | undefined
   let chat: ChatRuntime | undefined
+  let jobs: JobQueue | undefined
   let swept = 0
   try {
     mkdirSync(config.dataDir, { recursive: true })
@@ -54,11 +57,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     kv = createKv({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     chat = createChat({ db: database.db, config, bus, logger })
+    jobs = createJobQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     // Nothing generates yet in this process: a reply still streaming was cut off by the last stop.
     // On a shared database other nodes may be generating: only replies whose lease ran out.
     swept = await chat.sweep(config.databaseUrl ? { staleMs: config.chatLeaseMs } : {})
   } catch (error) {
     await chat?.close().catch(() => {})
+    await jobs?.close().catch(() => {})
     await bus?.close().catch(() => {})
     await kv?.close().catch(() => {})
     await database?.close().catch(() => {})
@@ -68,12 +73,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const store = kv
   const events = bus
   const runtime = chat
+  const queue = jobs!
 
   const staticRoot = existsSync(config.staticRoot) ? config.staticRoot : undefined
   // Hot-news lists are fetched on their own schedule (started once the server listens).
   const hot = createHot({ db: db.db, settings: config.hot, now: Date.now, logger })
   let music: MusicRuntime | undefined
   let painting: PaintingRuntime | undefined
+  let orders: OrdersRuntime | undefined
   const app = createApp({
     db: db.db,
     config,
@@ -81,11 +88,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     kv: store,
     logger,
     chat: runtime,
-    tools: { hot, music: { onRuntime: (r) => (music = r) } },
+    jobs: queue,
+    tools: { hot, music: { onRuntime: (r) => (music = r) }, orders: { onRuntime: (r) => (orders = r) } },
     painting: { onRuntime: (r) => (painting = r) },
     ...(staticRoot ? { staticRoot } : {})
   })
-  // Painting jobs drawn in this process by the last run were cut off; upstream ones are watched again.
+  // Memory queue: painting tasks this process drew when it last stopped were cut off and end FAILURE
+  // (refunded). BullMQ: their jobs are in Redis, maybe being drawn by another node; nothing ends.
   const paintingSwept = await painting?.sweep().catch((error: unknown) => {
     logger.error('painting sweep failed', { error })
     return 0
@@ -104,6 +113,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   } catch (error) {
     await painting?.close().catch(() => {})
     await runtime.close().catch(() => {})
+    await queue.close().catch(() => {})
     await events.close().catch(() => {})
     await store.close().catch(() => {})
     await db.close().catch(() => {})
@@ -113,7 +123,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const { port } = server.address() as AddressInfo
   const url = `http://${hostForUrl(config.host)}:${port}`
   console.log(`Lingxi is running at ${url}`)
-  hot.start()
+  hot.start(queue)
   // Several nodes: whichever survives ends the replies of a node that died mid-stream.
   const orphanSweep = config.databaseUrl
     ? setInterval(() => {
@@ -126,8 +136,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       }, Math.max(250, Math.floor(config.chatLeaseMs / 3)))
     : undefined
   orphanSweep?.unref()
-  // Music requests left unfinished by the last run are polled again (or end, refunded, when too old).
+  // Music requests left unfinished by the last run (or whose jobs Redis lost) are polled again (or end,
+  // refunded, when too old); a request still scheduled keeps its one poll per round.
   void music?.resume().catch((error: unknown) => logger.error('resuming music requests failed', { error }))
+  // Red packets being paid or followed by the last run (memory queue only; BullMQ keeps them in Redis).
+  void orders?.resume().catch((error: unknown) => logger.error('resuming red packet jobs failed', { error }))
   if (swept > 0) logger.warn('replies left streaming by the previous run were marked interrput', { count: swept })
   if (!staticRoot) logger.info(`no frontend build at ${config.staticRoot}; serving the API only`)
   if (config.production && config.sms.provider === 'console') {
@@ -147,6 +160,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await music?.close().catch((error: unknown) => logger.error('stopping music polls failed', { error }))
         await hot.stop().catch((error: unknown) => logger.error('stopping hot news fetches failed', { error }))
         await painting?.close().catch((error: unknown) => logger.error('stopping painting jobs failed', { error }))
+        // Running jobs finish; with BullMQ, waiting and delayed ones stay in Redis for the other nodes.
+        await queue.close().catch((error: unknown) => logger.error('closing the job queue failed', { error }))
         server.closeIdleConnections()
         // Requests still running get a moment to finish; then their sockets are cut.
         const force = setTimeout(() => server.closeAllConnections(), 3000)

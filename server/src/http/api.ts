@@ -5,6 +5,7 @@ import { type AuthInfo, authenticate } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
 import type { EventBus } from '../events/bus.js'
 import { ApiError, envelope } from '../errors.js'
+import type { JobQueue } from '../jobs/queue.js'
 import type { Storage } from '../storage/index.js'
 
 export type AppEnv = {
@@ -42,6 +43,8 @@ export interface Api {
   checkResponses: boolean
   /** Files: uploads, generated images and audio (local disk or S3); see storage/images.ts for saving. */
   storage: Storage
+  /** Background jobs (jobs/queue.ts): in this process, or BullMQ on Redis shared by every node. */
+  jobs: JobQueue
 }
 
 export interface RouteOptions<S extends z.ZodType, Auth extends boolean> {
