@@ -14,7 +14,7 @@ export type { PaintingRuntime, PaintingTuning } from './runtime.js'
 export interface PaintingDeps {
   /** Replace the configured providers (tests). */
   providers?: { mj?: PaintingProvider; sd?: PaintingProvider }
-  /** Timers: `tickMs: 0` turns the background sweep off (tests call runtime.tick()). */
+  /** Timers: `tickMs: 0` schedules no `painting:sweep` (tests call runtime.tick()). */
   tuning?: Partial<PaintingTuning>
   /** The demo painter's pace (tests hold jobs with `sleep`). */
   demo?: Partial<DemoOptions>
@@ -62,6 +62,7 @@ export function registerPainting(api: Api, deps: AppDeps): void {
     storage: api.storage,
     logger: deps.logger,
     now: api.now,
+    jobs: api.jobs,
     mj,
     sd,
     tuning: {

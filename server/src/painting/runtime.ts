@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto'
-import { and, count, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/database.js'
 import { accounts, balanceLog, type PaintingTask, paintingTasks } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import type { EventBus } from '../events/bus.js'
+import type { JobContext, JobQueue } from '../jobs/index.js'
 import type { Logger } from '../logger.js'
 import type { Storage } from '../storage/index.js'
 import { deleteImage, type StoredImage, storeImage } from './images.js'
 import { type PaintingJob, type PaintingProvider, type PaintingUpdate, ProviderError } from './providers/provider.js'
+import { INPUT_KEY, loadJob, toStoredJob } from './stored-job.js'
 import { FINISHED_RANK, isFinished, STATUS_RANK, type TaskAction, type TaskStatus, toWire } from './wire.js'
 
 export const OUT_OF_MJ_MESSAGE = '绘画次数不足，请充值后再试'
 
 export interface PaintingTuning {
-  /** Period of the background sweep (timeouts, polling); 0: none, tests call tick(). */
+  /** Period of the `painting:sweep` schedule (timeouts, polling; one node per period); 0: none, tests call tick(). */
   tickMs: number
   /** A task unfinished this long after it was created ends as TIMEOUT. */
   timeoutMs: number
@@ -27,6 +29,8 @@ export interface PaintingRuntimeOptions {
   storage: Storage
   logger: Logger
   now: () => number
+  /** In-process painters draw in `painting:run` jobs; the sweep runs as `painting:sweep`. */
+  jobs: JobQueue
   /** Midjourney-style jobs (demo painter or midjourney-proxy). */
   mj: PaintingProvider
   /** Stable-diffusion jobs (demo painter or AUTOMATIC1111). */
@@ -61,11 +65,45 @@ export interface PaintingRuntime {
   end(taskId: string, status: 'FAILURE' | 'TIMEOUT' | 'INTERRPUT', reason: string): Promise<PaintingTask | undefined>
   /** One sweep: timeouts, then polling of external upstreams. */
   tick(): Promise<void>
-  /** Tasks of in-process painters left unfinished by a previous run end as FAILURE; returns how many. */
+  /**
+   * At start-up. Memory engine (one process): tasks of in-process painters left unfinished by the
+   * previous run were cut off with it and end as FAILURE (refunded); returns how many. BullMQ: their
+   * jobs are in Redis and another node may be drawing them right now, so nothing ends; their jobs are
+   * added again (a no-op for jobs still queued or running) in case one was lost; returns 0.
+   */
   sweep(): Promise<number>
   /** Resolves when no work started here is still going (tests). */
   idle(): Promise<void>
+  /**
+   * Stops taking jobs. Memory engine: tasks drawn or queued here end as FAILURE (refunded), since
+   * nothing else will draw them. BullMQ: drawings here stop and their jobs fail over to the queue,
+   * which hands them to another node (or to this one after its restart).
+   */
   close(): Promise<void>
+}
+
+/** Jobs of in-process painters with no limit across nodes (the demo painter). */
+export const RUN_JOB = 'painting:run'
+export const SWEEP_JOB = 'painting:sweep'
+/** Demo drawings at once in one process (each is a few sharp renders). */
+const LOCAL_CONCURRENCY = 4
+/**
+ * Tries of one drawing. A drawing throws only when this node stops mid-way (the job goes back to
+ * the queue for another node) or the database failed; the provider's own errors end the task.
+ */
+const RUN_ATTEMPTS = 5
+const RUN_BACKOFF_MS = 1000
+const RESTART_REASON = '服务重启，任务已中断，次数已退回'
+
+/** One job name per cross-node limit: AUTOMATIC1111 (one picture at a time) gets a queue of its own. */
+export const runJobOf = (provider: PaintingProvider) => (provider.globalConcurrency ? `${RUN_JOB}:${provider.name}` : RUN_JOB)
+
+/** Thrown by a drawing cut off by close() with BullMQ, so the queue tries the job again elsewhere. */
+class HandedOverError extends Error {
+  constructor(taskId: string) {
+    super(`painting task ${taskId} handed back to the queue: this node is stopping`)
+    this.name = 'HandedOverError'
+  }
 }
 
 const ACTION_NAMES: Record<TaskAction, string> = {
@@ -82,8 +120,13 @@ const ACTION_NAMES: Record<TaskAction, string> = {
 const END_NAMES = { FAILURE: '失败', TIMEOUT: '超时', INTERRPUT: '已停止' } as const
 
 export function createPaintingRuntime(options: PaintingRuntimeOptions): PaintingRuntime {
-  const { db, bus, storage, logger, now, tuning } = options
-  const jobs = new Map<string, AbortController>()
+  const { db, bus, storage, logger, now, tuning, jobs } = options
+  /** Tasks drawn in this process now, to stop their painter (stop, timeout, close). */
+  const drawing = new Map<string, AbortController>()
+  /** The running `painting:run` handlers of this process, by task id. */
+  const running = new Map<string, Promise<void>>()
+  /** Memory engine: tasks queued here whose drawing has not started (close ends them). */
+  const queued = new Set<string>()
   const pending = new Set<Promise<unknown>>()
   let closed = false
   let ticking: Promise<void> | undefined
@@ -95,6 +138,7 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
   }
 
   const providerOf = (kind: string) => (kind === 'sd' ? options.sd : options.mj)
+  const inProcess = [...new Set([options.mj, options.sd])].filter((p) => !p.fetch)
 
   async function publish(row: PaintingTask) {
     await bus
@@ -138,6 +182,8 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
           parentId: input.parentId ?? null,
           index: input.index ?? null,
           provider: provider.name,
+          // In-process painters draw in a queued job that may run on any node: it reads the job from here.
+          upstream: provider.fetch ? null : { [INPUT_KEY]: toStoredJob(input.job) },
           imageKey: input.imageKey ?? null,
           thumbKey: input.imageKey ?? null,
           demo: provider.demo,
@@ -150,44 +196,146 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
       return task!
     })
     await publish(row)
-    watch()
 
-    const controller = new AbortController()
-    jobs.set(id, controller)
+    if (!provider.fetch) {
+      // Queued is accepted: SUBMITTED, like a job waiting in an upstream's queue.
+      if (jobs.engine === 'memory') queued.add(id)
+      try {
+        await jobs.add(runJobOf(provider), { taskId: id }, { id, attempts: RUN_ATTEMPTS, backoffMs: RUN_BACKOFF_MS })
+      } catch (error) {
+        queued.delete(id)
+        logger.error('queueing a painting job failed', { taskId: id, error })
+        await end(id, 'FAILURE', '绘画服务异常，请稍后再试')
+        throw new ApiError(50200001, '绘画服务异常，请稍后再试（次数已退回）')
+      }
+      return (await apply(id, { status: 'SUBMITTED', progress: 0 })) ?? (await latest(id, row))
+    }
+
     let accepted: { upstreamId: string | null; upstream?: Record<string, unknown> }
     try {
       accepted = await track(
         provider.submit({
           taskId: id,
           job: input.job,
-          signal: controller.signal,
+          signal: new AbortController().signal,
           report: (update) => track(apply(id, update)).then(() => {}),
           background: (work) => void track(work).catch((error: unknown) => logger.error('painting job failed', { taskId: id, error })),
           readImage: async (key) => (await storage.get(key))?.body ?? null
         })
       )
     } catch (error) {
-      jobs.delete(id)
       const message = error instanceof ProviderError ? error.message : '绘画服务异常，请稍后再试'
       if (!(error instanceof ProviderError)) logger.error('painting submit failed', { taskId: id, error })
       await end(id, 'FAILURE', message)
       throw new ApiError(error instanceof ProviderError && error.timeout ? 50400001 : 50200001, `${message}（次数已退回）`)
     }
-    // External upstreams keep working across restarts (polling finds them); only in-process jobs are aborted.
-    if (provider.fetch) jobs.delete(id)
-    const [saved] = await db
+    // External upstreams keep working across restarts: callbacks and the sweep's polling find them.
+    await saveAccepted(id, accepted)
+    // The upstream's callbacks may have got ahead of this one: then answer with what is saved now.
+    return (await apply(id, { status: 'SUBMITTED', progress: 0 })) ?? (await latest(id, row))
+  }
+
+  async function latest(taskId: string, fallback: PaintingTask): Promise<PaintingTask> {
+    const [row] = await db.select().from(paintingTasks).where(eq(paintingTasks.id, taskId))
+    return row ?? fallback
+  }
+
+  async function saveAccepted(taskId: string, accepted: { upstreamId: string | null; upstream?: Record<string, unknown> }) {
+    await db
       .update(paintingTasks)
       .set({
         upstreamId: accepted.upstreamId,
         upstream: sql`coalesce(${paintingTasks.upstream}, '{}'::jsonb) || ${JSON.stringify(accepted.upstream ?? {})}::jsonb`
       })
-      .where(eq(paintingTasks.id, id))
-      .returning()
-    const moved = await apply(id, { status: 'SUBMITTED', progress: 0 })
-    if (moved) return moved
-    // The painter's own reports may have got ahead of this one: answer with what is saved now.
-    const [latest] = await db.select().from(paintingTasks).where(eq(paintingTasks.id, id))
-    return latest ?? saved ?? row
+      .where(eq(paintingTasks.id, taskId))
+  }
+
+  /**
+   * The `painting:run` job: draws one task with its in-process painter and waits until the drawing
+   * is over. Safe to run twice: a finished task is skipped, the painter's reports go through apply()
+   * (never backwards), and the first end wins, so a job taken over from a node that died just draws
+   * again and the task is charged once (at create).
+   */
+  async function run(taskId: string, job: JobContext): Promise<void> {
+    queued.delete(taskId)
+    // The same job handed to this process again (BullMQ thought it stalled): one drawing is enough.
+    const already = running.get(taskId)
+    if (already) return already
+    const work = draw(taskId, job).finally(() => running.delete(taskId))
+    running.set(taskId, work)
+    return track(work)
+  }
+
+  async function draw(taskId: string, job: JobContext): Promise<void> {
+    if (closed) {
+      if (jobs.engine !== 'memory') throw new HandedOverError(taskId)
+      await end(taskId, 'FAILURE', RESTART_REASON)
+      return
+    }
+    const [task] = await db.select().from(paintingTasks).where(eq(paintingTasks.id, taskId))
+    if (!task || isFinished(task.status)) return
+    const provider = providerOf(task.kind)
+    if (provider.fetch || provider.name !== task.provider) {
+      // Configured differently since the task was saved: nothing here can draw it.
+      logger.warn('painting task of a painter this node does not run', { taskId, provider: task.provider })
+      await end(taskId, 'FAILURE', '绘画服务配置已变更，任务已中断，次数已退回')
+      return
+    }
+    if (job.attempt > 1) logger.info('painting task drawn again', { taskId, attempt: job.attempt })
+
+    let paintingJob: PaintingJob
+    try {
+      paintingJob = await loadJob(db, storage, task)
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error
+      await end(taskId, 'FAILURE', error.message)
+      return
+    }
+    const controller = new AbortController()
+    drawing.set(taskId, controller)
+    const background: Promise<void>[] = []
+    try {
+      let accepted: { upstreamId: string | null; upstream?: Record<string, unknown> }
+      try {
+        accepted = await provider.submit({
+          taskId,
+          job: paintingJob,
+          signal: controller.signal,
+          report: async (update) => {
+            if (controller.signal.aborted) return
+            const row = await track(apply(taskId, update))
+            // Ended elsewhere (stopped or timed out on another node): stop drawing here too. Not after
+            // a last word of its own: AUTOMATIC1111's abort interrupts whatever the UI draws by then.
+            const last = update.status === 'SUCCESS' || update.status === 'FAILURE'
+            if (!row && !last && !controller.signal.aborted && (await finished(taskId))) controller.abort()
+          },
+          background: (work) => {
+            background.push(track(work.catch((error: unknown) => logger.error('painting job failed', { taskId, error }))))
+          },
+          readImage: async (key) => (await storage.get(key))?.body ?? null
+        })
+      } catch (error) {
+        const message = error instanceof ProviderError ? error.message : '绘画服务异常，请稍后再试'
+        if (!(error instanceof ProviderError)) logger.error('painting submit failed', { taskId, error })
+        await end(taskId, 'FAILURE', message)
+        return
+      }
+      if (accepted.upstream && Object.keys(accepted.upstream).length > 0) await saveAccepted(taskId, accepted)
+      // The drawing itself: the job lasts as long (so limits across nodes hold, and a dead node's job is taken over).
+      while (background.length > 0) await Promise.all(background.splice(0))
+    } finally {
+      if (drawing.get(taskId) === controller) drawing.delete(taskId)
+    }
+    if (await finished(taskId)) return
+    if (closed && jobs.engine !== 'memory') throw new HandedOverError(taskId)
+    // The painter stopped without a last word: nothing will finish this task.
+    logger.warn('painting job ended without a result', { taskId })
+    await end(taskId, 'FAILURE', '绘画中断，次数已退回')
+  }
+
+  async function finished(taskId: string): Promise<boolean> {
+    const [row] = await db.select({ status: paintingTasks.status }).from(paintingTasks).where(eq(paintingTasks.id, taskId))
+    return !row || isFinished(row.status)
   }
 
   /**
@@ -240,7 +388,6 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
       if (stored) await deleteImage(storage, stored)
       return undefined
     }
-    if (isFinished(row.status)) jobs.delete(taskId)
     await publish(row)
     return row
   }
@@ -282,9 +429,7 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
       return task
     })
     if (!row) return undefined
-    const controller = jobs.get(taskId)
-    jobs.delete(taskId)
-    controller?.abort()
+    drawing.get(taskId)?.abort()
     await publish(row)
     return row
   }
@@ -334,24 +479,19 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
     return ticking
   }
 
-  // The sweep runs only while this node has unfinished tasks to watch: an idle server (or a test
-  // app that never paints) keeps no timer.
-  let timer: ReturnType<typeof setInterval> | undefined
-  function watch() {
-    if (timer || closed || tuning.tickMs <= 0) return
-    timer = setInterval(() => {
-      void track(
-        tick().then(async () => {
-          const [left] = await db.select({ n: count() }).from(paintingTasks).where(lt(paintingTasks.rank, FINISHED_RANK))
-          if ((left?.n ?? 0) === 0 && timer) {
-            clearInterval(timer)
-            timer = undefined
-          }
-        })
-      ).catch((error: unknown) => logger.error('painting sweep failed', { error }))
-    }, tuning.tickMs)
-    timer.unref()
+  const local = inProcess.map((p) => p.name)
+
+  for (const provider of inProcess) {
+    const name = runJobOf(provider)
+    // Painters sharing a name (the demo painter for both kinds) share its worker.
+    if (inProcess.find((p) => runJobOf(p) === name) !== provider) continue
+    const limit = provider.globalConcurrency
+    jobs.define<{ taskId: string }>(name, (data, job) => run(data.taskId, job), limit ? { concurrency: limit, globalConcurrency: limit } : { concurrency: LOCAL_CONCURRENCY })
   }
+  jobs.define(SWEEP_JOB, async () => {
+    if (!closed) await track(tick())
+  })
+  if (tuning.tickMs > 0) void jobs.every(SWEEP_JOB, tuning.tickMs).catch((error: unknown) => logger.error('scheduling the painting sweep failed', { error }))
 
   return {
     mj: options.mj,
@@ -363,25 +503,40 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
     end: (taskId, status, reason) => track(end(taskId, status, reason)),
     tick: () => track(tick()),
     async sweep() {
-      const local = [options.mj, options.sd].filter((p) => !p.fetch).map((p) => p.name)
+      if (local.length === 0) return 0
       const rows = await db
-        .select({ id: paintingTasks.id })
+        .select({ id: paintingTasks.id, provider: paintingTasks.provider })
         .from(paintingTasks)
         .where(and(lt(paintingTasks.rank, FINISHED_RANK), inArray(paintingTasks.provider, local)))
-      for (const { id } of rows) await end(id, 'FAILURE', '服务重启，任务已中断，次数已退回')
-      // Tasks still at an external upstream are watched again (polling, timeouts).
-      const [left] = await db.select({ n: count() }).from(paintingTasks).where(lt(paintingTasks.rank, FINISHED_RANK))
-      if ((left?.n ?? 0) > 0) watch()
-      return rows.length
+      if (jobs.engine === 'memory') {
+        for (const { id } of rows) await end(id, 'FAILURE', RESTART_REASON)
+        return rows.length
+      }
+      for (const { id, provider } of rows) {
+        const painter = inProcess.find((p) => p.name === provider)!
+        await jobs.add(runJobOf(painter), { taskId: id }, { id, attempts: RUN_ATTEMPTS, backoffMs: RUN_BACKOFF_MS })
+      }
+      return 0
     },
     async idle() {
-      while (pending.size > 0) await Promise.allSettled([...pending])
+      for (;;) {
+        // BullMQ: every node's painting jobs (tests play several nodes on one Redis).
+        await jobs.idle()
+        if (pending.size === 0) return
+        await Promise.allSettled([...pending])
+      }
     },
     async close() {
       closed = true
-      if (timer) clearInterval(timer)
-      const running = [...jobs.keys()]
-      await Promise.allSettled(running.map((id) => end(id, 'FAILURE', '服务重启，任务已中断，次数已退回')))
+      if (jobs.engine === 'memory') {
+        // One process: nothing else will draw these.
+        const cut = [...new Set([...drawing.keys(), ...queued])]
+        queued.clear()
+        await Promise.allSettled(cut.map((id) => end(id, 'FAILURE', RESTART_REASON)))
+      } else {
+        // The tasks stay as they are; their jobs fail over to the queue, which gives them to another node.
+        for (const controller of drawing.values()) controller.abort()
+      }
       while (pending.size > 0) await Promise.allSettled([...pending])
     }
   }

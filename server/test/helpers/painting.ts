@@ -11,6 +11,7 @@ import { createApp } from '../../src/app.js'
 import { createChat } from '../../src/chat/index.js'
 import { loadConfig } from '../../src/config.js'
 import { accounts, balanceLog, paintingTasks } from '../../src/db/schema.js'
+import { createMemoryQueue, type JobQueue } from '../../src/jobs/index.js'
 import type { PaintingDeps, PaintingRuntime } from '../../src/painting/index.js'
 import type { WireTask } from '../../src/painting/wire.js'
 import { createConsoleSmsProvider } from '../../src/sms/console-provider.js'
@@ -23,6 +24,10 @@ export interface PaintingHarnessOptions {
   painting?: Omit<PaintingDeps, 'onRuntime'>
   /** Serve the app on a loopback port (PUBLIC_URL points at it), so upstream fakes can call back. */
   listen?: boolean
+  /** The job queue (default: a memory queue of its own); closed with the harness. */
+  jobs?: JobQueue
+  /** DATA_DIR (default: a new temporary one): apps playing nodes of one deployment share their files. */
+  dataDir?: string
 }
 
 /**
@@ -35,7 +40,8 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
   const kv = testKv(clock.now)
   const logger = memoryLogger()
   const smsLines: string[] = []
-  const dataDir = mkdtempSync(join(tmpdir(), 'lingxi-painting-'))
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lingxi-painting-'))
+  const jobs = options.jobs ?? createMemoryQueue({ logger })
   let server: Server | undefined
   let listener: ReturnType<typeof getRequestListener> | undefined
   let publicUrl: string | undefined
@@ -65,6 +71,7 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
     now: clock.now,
     checkResponses: true,
     storage,
+    jobs,
     painting: {
       ...options.painting,
       tuning: { tickMs: 0, ...options.painting?.tuning },
@@ -143,6 +150,8 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
       return runtime
     },
     publicUrl: config.publicUrl,
+    dataDir,
+    jobs,
     post,
     login,
     upload,
@@ -154,6 +163,7 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
     settled,
     async close() {
       await runtime.close()
+      await jobs.close()
       await chat.close()
       await bus.close()
       await kv.close()

@@ -2,8 +2,9 @@ import { type PaintingProvider, ProviderError, type SubmitContext, sleep } from 
 
 /**
  * AUTOMATIC1111's web UI API (`--api`): `POST /sdapi/v1/txt2img` answers once the picture is done,
- * so this process watches `GET /sdapi/v1/progress` meanwhile. The UI runs one job at a time; jobs of
- * this process wait their turn here (status SUBMITTED) instead of piling onto its queue.
+ * so this process watches `GET /sdapi/v1/progress` meanwhile. The UI runs one job at a time: the job
+ * queue runs one of its jobs at a time across every node (`globalConcurrency`), and calls made here
+ * directly also wait their turn (status SUBMITTED) instead of piling onto the UI's queue.
  */
 export interface A1111Options {
   baseUrl: string
@@ -141,6 +142,7 @@ export function createA1111(options: A1111Options): PaintingProvider {
   return {
     name: 'a1111',
     demo: false,
+    globalConcurrency: 1,
     async submit(ctx) {
       const turn = queue.then(async () => {
         if (ctx.signal.aborted) return

@@ -71,6 +71,11 @@ export interface PaintingProvider {
   name: string
   demo: boolean
   /**
+   * In-process painters that take this many pictures at once across every node (AUTOMATIC1111: 1);
+   * their jobs get a queue of their own. Absent: a few at once in each process.
+   */
+  globalConcurrency?: number
+  /**
    * Hands the job to the upstream. Resolves once it is accepted; rejects with ProviderError
    * (a Chinese message) when refused. In-process painters keep working afterwards and report.
    */
