@@ -7,12 +7,14 @@ import { createDemoSources, HOT_SAMPLE_FILE } from '../src/hot/demo.js'
 import { hotSources } from '../src/hot/index.js'
 import { cleanText, httpUrl, toHeat, toTime } from '../src/hot/normalize.js'
 import { createRssSource, parseFeed } from '../src/hot/rss.js'
-import { createHotService, type Timers } from '../src/hot/service.js'
+import { createHotService, type HotService, STAGGER_MS } from '../src/hot/service.js'
 import { type HotItem, type HotSource, HotSourceError } from '../src/hot/types.js'
 import { loadConfig } from '../src/config.js'
 import { type FakeDailyHot, startFakeDailyHot } from './fakes/dailyhot.js'
+import { waitUntil } from './helpers/chat.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
 import { memoryLogger, testClock } from './helpers/harness.js'
+import { manualTimers, queueNodes, quiet } from './helpers/nodes.js'
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname
 
@@ -180,43 +182,6 @@ describe('configuration', () => {
   })
 })
 
-/** Timers that fire only when the test moves the clock. */
-function manualTimers(clock: { now(): number; advance(ms: number): void }) {
-  const pending: { at: number; fn: () => void }[] = []
-  const timers: Timers = {
-    setTimeout(fn, ms) {
-      const handle = { at: clock.now() + ms, fn }
-      pending.push(handle)
-      return handle
-    },
-    clearTimeout(handle) {
-      const i = pending.indexOf(handle as (typeof pending)[number])
-      if (i >= 0) pending.splice(i, 1)
-    }
-  }
-  return {
-    timers,
-    pending,
-    /** Moves the clock and runs the timers that came due, in order. */
-    async advance(ms: number) {
-      clock.advance(ms)
-      for (;;) {
-        pending.sort((a, b) => a.at - b.at)
-        const next = pending[0]
-        if (!next || next.at > clock.now()) break
-        const scheduled = pending.length
-        pending.shift()
-        next.fn()
-        // The fired fetch schedules its source again once it has saved: wait for that (a real
-        // database may take longer than any fixed pause), at most 5 s.
-        for (let waited = 0; pending.length < scheduled && waited < 5000; waited += 10) {
-          await new Promise((resolve) => setTimeout(resolve, 10))
-        }
-      }
-    }
-  }
-}
-
 describe('the service', () => {
   let database: TestDatabase
   beforeAll(async () => {
@@ -229,14 +194,10 @@ describe('the service', () => {
     await database.db.execute(sql`delete from hot_cache`)
   })
 
-  /** A source whose next answer the test decides. */
-  function scripted(id = 'scripted', intervalMs = 60_000) {
-    const state = {
-      calls: 0,
-      running: 0,
-      maxRunning: 0,
-      next: async (): Promise<HotItem[]> => [{ id: 'a', title: '第一条', url: 'https://x.example/a', hot: 1, desc: '', cover: null, time: null }]
-    }
+  /** A source whose next answer the test decides; `state` is its upstream (shared by the nodes' copies of a source). */
+  function scripted(id = 'scripted', intervalMs = 60_000, options: { state?: ReturnType<typeof upstream>; now?: () => number } = {}) {
+    const state = options.state ?? upstream()
+    const now = options.now ?? Date.now
     const source: HotSource = {
       id,
       name: '测试榜',
@@ -245,6 +206,7 @@ describe('the service', () => {
       intervalMs,
       async fetch() {
         state.calls++
+        state.at.push(now())
         state.running++
         state.maxRunning = Math.max(state.maxRunning, state.running)
         try {
@@ -255,6 +217,17 @@ describe('the service', () => {
       }
     }
     return { source, state }
+  }
+
+  function upstream() {
+    return {
+      calls: 0,
+      /** When each fetch started. */
+      at: [] as number[],
+      running: 0,
+      maxRunning: 0,
+      next: async (): Promise<HotItem[]> => [{ id: 'a', title: '第一条', url: 'https://x.example/a', hot: 1, desc: '', cover: null, time: null }]
+    }
   }
 
   it('fetches once for concurrent callers, caches, and serves the last good list flagged stale when the source fails', async () => {
@@ -320,37 +293,109 @@ describe('the service', () => {
     expect((await hot.sources())[0]).toMatchObject({ sourceId: 'scripted', updatedTime: null, stale: false })
   })
 
-  it('refreshes each source on its own interval and stops cleanly', async () => {
+  /** A memory queue on timers the test moves (queueNodes with one node), and a way to move them. */
+  function manualQueue(clock: ReturnType<typeof testClock>, labels = ['a']) {
+    let nodes: ReturnType<typeof queueNodes> | undefined
+    const manual = manualTimers(clock, () => quiet(() => nodes!.running()))
+    nodes = queueNodes({ labels, logger: memoryLogger(), timers: manual.timers, memory: true })
+    return { ...manual, nodes }
+  }
+
+  it('refreshes each source on its own interval on the job queue, staggered at start, and stops cleanly', async () => {
     const clock = testClock()
-    const manual = manualTimers(clock)
-    const fast = scripted('fast', 60_000)
-    const slow = scripted('slow', 600_000)
-    const hot = createHotService({ db: database.db, sources: [fast.source, slow.source], now: clock.now, logger: memoryLogger(), timers: manual.timers })
-    hot.start()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    await manual.advance(1000) // the staggered first fetches
+    const start = clock.now()
+    const { advance, pending, nodes } = manualQueue(clock)
+    const fast = scripted('fast', 60_000, { now: clock.now })
+    const slow = scripted('slow', 600_000, { now: clock.now })
+    const hot = createHotService({ db: database.db, sources: [fast.source, slow.source], now: clock.now, logger: memoryLogger() })
+    hot.start(nodes.queues.a!)
+    await advance(1000) // the staggered first fetches
     expect([fast.state.calls, slow.state.calls]).toEqual([1, 1])
-    for (let i = 0; i < 10; i++) await manual.advance(60_000)
+    expect([fast.state.at[0]! - start, slow.state.at[0]! - start]).toEqual([0, STAGGER_MS])
+    for (let i = 0; i < 10; i++) await advance(60_000)
     expect(fast.state.calls).toBe(11)
     expect(slow.state.calls).toBe(2)
+    // Each exactly on its interval (the slow one keeps its stagger).
+    expect(fast.state.at.map((t) => t - start)).toEqual(Array.from({ length: 11 }, (_, i) => i * 60_000))
+    expect(slow.state.at.map((t) => t - start)).toEqual([STAGGER_MS, 600_000 + STAGGER_MS])
     await hot.stop()
-    expect(manual.pending).toHaveLength(0)
-    await manual.advance(600_000)
+    await advance(600_000)
     expect(fast.state.calls).toBe(11)
+    await nodes.close()
+    expect(pending).toHaveLength(0)
   })
 
   it('starts the schedule from what the cache says was fetched last', async () => {
     const clock = testClock()
-    const manual = manualTimers(clock)
+    const { advance, nodes } = manualQueue(clock)
     const { source, state } = scripted('cached', 60_000)
     await database.db.insert(hotCache).values({ sourceId: 'cached', items: [], fetchedAt: new Date(clock.now() - 10_000), attemptedAt: new Date(clock.now() - 10_000) })
-    const hot = createHotService({ db: database.db, sources: [source], now: clock.now, logger: memoryLogger(), timers: manual.timers })
-    hot.start()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    await manual.advance(49_000)
+    const hot = createHotService({ db: database.db, sources: [source], now: clock.now, logger: memoryLogger() })
+    hot.start(nodes.queues.a!)
+    await advance(49_000)
     expect(state.calls).toBe(0)
-    await manual.advance(1_000)
+    await advance(1_000)
     expect(state.calls).toBe(1)
     await hot.stop()
+    await nodes.close()
+  })
+
+  it('with two nodes on one queue, fetches each due source once per interval', async () => {
+    const clock = testClock()
+    const start = clock.now()
+    const { advance, nodes } = manualQueue(clock, ['a', 'b'])
+    const upstreams = { one: upstream(), two: upstream(), slow: upstream() }
+    // Each node has its own copies of the configured sources, hitting the same upstreams.
+    const node = (label: 'a' | 'b') => {
+      const sources = [
+        scripted('one', 30_000, { state: upstreams.one, now: clock.now }).source,
+        scripted('two', 30_000, { state: upstreams.two, now: clock.now }).source,
+        scripted('slow', 90_000, { state: upstreams.slow, now: clock.now }).source
+      ]
+      const hot = createHotService({ db: database.db, sources, now: clock.now, logger: memoryLogger() })
+      hot.start(nodes.queues[label]!)
+      return hot
+    }
+    const services: HotService[] = [node('a'), node('b')]
+    await advance(1000)
+    expect([upstreams.one.calls, upstreams.two.calls, upstreams.slow.calls]).toEqual([1, 1, 1])
+    // Staggered: not every list at once.
+    expect([upstreams.one.at[0]! - start, upstreams.two.at[0]! - start, upstreams.slow.at[0]! - start]).toEqual([0, STAGGER_MS, 2 * STAGGER_MS])
+    for (let i = 1; i <= 6; i++) {
+      await advance(30_000)
+      expect([upstreams.one.calls, upstreams.two.calls, upstreams.slow.calls]).toEqual([1 + i, 1 + i, 1 + Math.floor(i / 3)])
+    }
+    // Both nodes did the work (the queue hands jobs to either).
+    const refreshes = nodes.runs.filter((r) => r.name === 'hot:refresh')
+    expect(new Set(refreshes.map((r) => r.node))).toEqual(new Set(['a', 'b']))
+    for (const u of Object.values(upstreams)) expect(u.maxRunning).toBe(1)
+    await Promise.all(services.map((s) => s.stop()))
+    await nodes.close()
+  })
+
+  it.skipIf(!process.env.REDIS_URL)('with two nodes on BullMQ, fetches each due source once per interval', async () => {
+    const nodes = queueNodes({ labels: ['a', 'b'], logger: memoryLogger() })
+    expect(nodes.engine).toBe('bullmq')
+    const interval = 1000
+    const upstreams = { one: upstream(), two: upstream() }
+    const services = (['a', 'b'] as const).map((label) => {
+      const sources = [scripted('one', interval, { state: upstreams.one }).source, scripted('two', interval, { state: upstreams.two }).source]
+      const hot = createHotService({ db: database.db, sources, now: Date.now, logger: memoryLogger() })
+      hot.start(nodes.queues[label]!)
+      return hot
+    })
+    try {
+      await waitUntil(() => upstreams.one.calls >= 4 && upstreams.two.calls >= 4, 20_000)
+    } finally {
+      await Promise.all(services.map((s) => s.stop()))
+      await nodes.close()
+    }
+    for (const u of Object.values(upstreams)) {
+      expect(u.maxRunning).toBe(1)
+      // Once per interval: never a second fetch of a list before its interval is up (two nodes
+      // each fetching would show gaps near zero).
+      const gaps = u.at.slice(1).map((t, i) => t - u.at[i]!)
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(interval * 0.9)
+    }
   })
 })

@@ -11,7 +11,7 @@ import { createDailyHotSource } from './dailyhot.js'
 import { createDemoSources } from './demo.js'
 import { startInterpretation } from './interpret.js'
 import { createRssSource } from './rss.js'
-import { createHotService, type HotService, type Timers } from './service.js'
+import { createHotService, type HotService } from './service.js'
 import { HOT_BASE, HOT_PERMISSION, type HotSource, hotListSchema, hotSourceSchema } from './types.js'
 
 export type { HotService } from './service.js'
@@ -39,7 +39,6 @@ export function createHot(options: {
   settings: HotSettings
   now: () => number
   logger: Logger
-  timers?: Timers
   /** Replaces the configured sources (tests). */
   sources?: HotSource[]
 }): HotService {
@@ -47,8 +46,7 @@ export function createHot(options: {
     db: options.db,
     sources: options.sources ?? hotSources(options.settings, options.now),
     now: options.now,
-    logger: options.logger,
-    ...(options.timers ? { timers: options.timers } : {})
+    logger: options.logger
   })
 }
 

@@ -2,28 +2,20 @@ import { inArray, eq } from 'drizzle-orm'
 import type { Db } from '../db/database.js'
 import { type HotCacheRow, hotCache } from '../db/schema.js'
 import { ApiError } from '../errors.js'
+import type { JobQueue } from '../jobs/index.js'
 import type { Logger } from '../logger.js'
 import { type HotItem, type HotSource, type HotSourceInfo, HotSourceError } from './types.js'
 
-/** Timer functions, injectable so tests drive the schedule by hand. */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown
-  clearTimeout(handle: unknown): void
-}
-
-export const realTimers: Timers = {
-  setTimeout(fn, ms) {
-    const handle = setTimeout(fn, ms)
-    handle.unref?.()
-    return handle
-  },
-  clearTimeout(handle) {
-    clearTimeout(handle as NodeJS.Timeout)
-  }
-}
-
 export const SOURCE_NOT_FOUND = '热榜来源不存在'
 export const ITEM_NOT_FOUND = '这条热点已不在榜单上，请刷新后再试'
+
+export const SWEEP_JOB = 'hot:sweep'
+export const REFRESH_JOB = 'hot:refresh'
+export type RefreshJob = { sourceId: string }
+/** The longest time between sweeps; shorter when a source is refreshed more often. */
+export const MAX_SWEEP_MS = 15_000
+/** Between the refreshes one sweep starts, so a start does not hit the upstream with every list at once. */
+export const STAGGER_MS = 250
 
 export type HotListItem = HotItem & { demo: boolean }
 
@@ -36,9 +28,14 @@ export interface HotService {
   item(sourceId: string, itemId: string): Promise<{ source: HotSource; item: HotListItem }>
   /** Fetches a source now; joins the fetch already running for it. Never throws. */
   refresh(sourceId: string): Promise<void>
-  /** Fetches every source on its own interval until stop(). */
-  start(): void
-  /** Stops the schedule, aborts fetches in flight and waits for them. */
+  /**
+   * Fetches every source on its own interval until stop(), on the job queue: `hot:sweep` (every
+   * min(15 s, shortest interval), one node per period) adds `hot:refresh` {sourceId}, id sourceId,
+   * for each source due before the next sweep, timed to its due moment. With BullMQ every node shares
+   * one schedule, so each list is fetched once per interval whatever the number of nodes.
+   */
+  start(jobs: JobQueue): void
+  /** Stops the schedule here (jobs that come due are skipped), aborts fetches in flight and waits for them. */
   stop(): Promise<void>
 }
 
@@ -47,18 +44,17 @@ export interface HotServiceOptions {
   sources: HotSource[]
   now: () => number
   logger: Logger
-  timers?: Timers
 }
 
 export function createHotService(options: HotServiceOptions): HotService {
   const { db, now, logger } = options
-  const timers = options.timers ?? realTimers
   const byId = new Map(options.sources.map((s) => [s.id, s]))
   const inflight = new Map<string, Promise<void>>()
   /** Fetches finished per source: a request that read an empty cache while one finished need not fetch again. */
   const finished = new Map<string, number>()
   const controllers = new Set<AbortController>()
-  const scheduled = new Map<string, unknown>()
+  /** The queue the handlers are defined on (once per service), and whether they act. */
+  let queue: JobQueue | undefined
   let running = false
 
   const info = (source: HotSource, row: HotCacheRow | undefined): HotSourceInfo => {
@@ -120,13 +116,32 @@ export function createHotService(options: HotServiceOptions): HotService {
   const due = (source: HotSource, row: HotCacheRow | undefined) =>
     !row?.attemptedAt || now() - row.attemptedAt.getTime() >= source.intervalMs
 
-  function schedule(source: HotSource, delayMs: number) {
-    if (!running) return
-    const handle = timers.setTimeout(() => {
-      scheduled.delete(source.id)
-      void refresh(source.id).finally(() => schedule(source, source.intervalMs))
-    }, Math.max(0, delayMs))
-    scheduled.set(source.id, handle)
+  /** Adds a refresh for each source due before the next sweep, staggered, each at its due moment. */
+  async function sweep(sweepMs: number) {
+    if (!running || !queue) return
+    const rows = options.sources.length > 0 ? await db.select().from(hotCache).where(inArray(hotCache.sourceId, [...byId.keys()])) : []
+    const rowOf = new Map(rows.map((r) => [r.sourceId, r]))
+    const at = now()
+    let i = 0
+    for (const source of options.sources) {
+      const attempted = rowOf.get(source.id)?.attemptedAt?.getTime()
+      const wait = attempted === undefined ? 0 : attempted + source.intervalMs - at
+      if (wait >= sweepMs) continue
+      // One job per source while it waits or runs: other nodes' sweeps (and this one's next) add nothing.
+      await queue.add<RefreshJob>(REFRESH_JOB, { sourceId: source.id }, { id: source.id, delayMs: Math.max(wait, i++ * STAGGER_MS) })
+    }
+  }
+
+  /**
+   * A due source's refresh. Idempotent against the cache: a list attempted within the last half
+   * interval was refreshed meanwhile (by a refresh this sweep did not see finish), so it is skipped.
+   */
+  async function refreshDue({ sourceId }: RefreshJob) {
+    const source = byId.get(sourceId)
+    if (!running || !source) return
+    const attempted = (await read(sourceId))?.attemptedAt?.getTime()
+    if (attempted !== undefined && now() - attempted < source.intervalMs / 2) return
+    await refresh(sourceId)
   }
 
   return {
@@ -148,8 +163,9 @@ export function createHotService(options: HotServiceOptions): HotService {
         // unless one finished while it read the cache — its result is in the table now.
         if ((finished.get(source.id) ?? 0) === seen) await refresh(source.id)
         row = await read(source.id)
-      } else if (due(source, row)) {
-        // Served at once; the next request sees the new list.
+      } else if (!running && due(source, row)) {
+        // Served at once; the next request sees the new list. (With the schedule running, its sweep
+        // refreshes the list — once for every node.)
         void refresh(source.id)
       }
       if (!row?.fetchedAt) {
@@ -169,30 +185,24 @@ export function createHotService(options: HotServiceOptions): HotService {
 
     refresh,
 
-    start() {
+    start(jobs) {
       if (running) return
       running = true
-      void (async () => {
-        let rows: HotCacheRow[] = []
-        try {
-          rows = options.sources.length > 0 ? await db.select().from(hotCache).where(inArray(hotCache.sourceId, [...byId.keys()])) : []
-        } catch (error) {
-          logger.error('reading the hot news cache failed', { error })
-        }
-        const rowOf = new Map(rows.map((r) => [r.sourceId, r]))
-        options.sources.forEach((source, i) => {
-          const row = rowOf.get(source.id)
-          const wait = row?.attemptedAt ? row.attemptedAt.getTime() + source.intervalMs - now() : 0
-          // Staggered, so a restart does not hit the upstream with every list at once.
-          schedule(source, Math.max(wait, i * 250))
-        })
-      })()
+      if (options.sources.length === 0) return
+      const sweepMs = Math.min(MAX_SWEEP_MS, ...options.sources.map((s) => s.intervalMs))
+      if (queue !== jobs) {
+        queue = jobs
+        jobs.define<RefreshJob>(REFRESH_JOB, refreshDue, { concurrency: 4 })
+        jobs.define(SWEEP_JOB, () => sweep(sweepMs))
+      }
+      const failed = (error: unknown) => logger.error('scheduling hot news refreshes failed', { error })
+      jobs.every(SWEEP_JOB, sweepMs).catch(failed)
+      // The first sweep now, not a period from now (one for every node starting together).
+      jobs.add(SWEEP_JOB, null, { id: 'start' }).catch(failed)
     },
 
     async stop() {
       running = false
-      for (const handle of scheduled.values()) timers.clearTimeout(handle)
-      scheduled.clear()
       for (const controller of controllers) controller.abort()
       await Promise.allSettled([...inflight.values()])
     }

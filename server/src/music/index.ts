@@ -6,9 +6,9 @@ import { files, musicSongs } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { type Api, defineRoute } from '../http/api.js'
 import { idField, pageFields, paged, requiredText } from '../http/fields.js'
+import type { Kv } from '../kv/kv.js'
 import type { Logger } from '../logger.js'
 import { deleteStoredFile } from '../storage/images.js'
-import type { Timers } from '../hot/service.js'
 import { createDemoMusicProvider } from './demo.js'
 import type { MusicProvider } from './provider.js'
 import { createMusicRuntime, type MusicRuntime, providerFailure } from './runtime.js'
@@ -20,7 +20,6 @@ export type { MusicRuntime } from './runtime.js'
 export interface MusicDeps {
   /** Replaces the configured provider (tests). */
   provider?: MusicProvider
-  timers?: Timers
   /** Receives the runtime, so the server can resume unfinished requests and stop polling at shutdown. */
   onRuntime?: (runtime: MusicRuntime) => void
 }
@@ -37,7 +36,8 @@ const optionalLimited = (label: string, max: number) =>
 
 const tag = 'music'
 
-export function registerMusic(api: Api, deps: { db: Db; config: Config; logger: Logger; music?: MusicDeps | undefined }): MusicRuntime {
+/** The routes, and the runtime polling requests on api.jobs (`music:poll`, see runtime.ts). */
+export function registerMusic(api: Api, deps: { db: Db; config: Config; kv: Kv; logger: Logger; music?: MusicDeps | undefined }): MusicRuntime {
   const { db } = api
   const provider = deps.music?.provider ?? musicProvider(deps.config.music, api.now)
   const runtime = createMusicRuntime({
@@ -47,9 +47,10 @@ export function registerMusic(api: Api, deps: { db: Db; config: Config; logger: 
     provider,
     now: api.now,
     logger: deps.logger,
+    jobs: api.jobs,
+    kv: deps.kv,
     pollMs: deps.config.music.pollMs,
-    jobTimeoutMs: deps.config.music.jobTimeoutMs,
-    ...(deps.music?.timers ? { timers: deps.music.timers } : {})
+    jobTimeoutMs: deps.config.music.jobTimeoutMs
   })
   deps.music?.onRuntime?.(runtime)
   const path = (p: string) => `${MUSIC_BASE}/${p}`

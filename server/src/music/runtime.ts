@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm'
-import type { Db } from '../db/database.js'
+import type { Db, Tx } from '../db/database.js'
 import { accounts, balanceLog, type MusicSong, musicSongs, musicTasks } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import type { EventBus } from '../events/bus.js'
+import { type JobContext, type JobQueue, JobQueueClosedError } from '../jobs/index.js'
+import type { Kv } from '../kv/kv.js'
 import type { Logger } from '../logger.js'
-import { realTimers, type Timers } from '../hot/service.js'
 import type { Storage } from '../storage/index.js'
 import { saveFile, saveImage } from '../storage/images.js'
 import { type Clip, type GenerateInput, type MusicProvider, MusicProviderError } from './provider.js'
@@ -22,7 +23,10 @@ export interface MusicRuntimeOptions {
   provider: MusicProvider
   now: () => number
   logger: Logger
-  timers?: Timers
+  /** Runs the polls (`music:poll`): in this process, or BullMQ shared by every node. */
+  jobs: JobQueue
+  /** Holds the lease that keeps two nodes from polling one request at once. */
+  kv: Kv
   /** Time between polls of a request's unfinished clips. */
   pollMs: number
   /** A request still unfinished after this long ends in error (refunded when no clip completed). */
@@ -34,13 +38,49 @@ export interface MusicRuntime {
   song(row: MusicSong): Song
   /** Charges 1 sunoCount (40200001 at zero), submits, saves the clips and starts polling them. */
   submit(accountId: string, input: GenerateInput): Promise<{ taskId: string; songs: Song[] }>
-  /** Polls a request once now; joins a poll of it already running. */
+  /** Polls a request once now (its schedule stays as it is); joins a poll of it already running. */
   poll(taskId: string): Promise<void>
-  /** Picks up the requests left unfinished by the last run (called at start); returns how many. */
+  /**
+   * Schedules the next poll of every unfinished request (called at start); returns how many. Picks up
+   * what the last run left with the memory engine, and requests whose jobs were lost with BullMQ; a
+   * request whose poll is already scheduled keeps it (same job id), see nextRound.
+   */
   resume(): Promise<number>
-  /** Resolves once no request is being polled or waiting for its next poll (tests). */
+  /** Resolves once no job of the queue is waiting, delayed or running and no poll runs (tests, memory engine). */
   idle(): Promise<void>
+  /** Stops polling in this process; polls that come due meanwhile are handed on, not dropped. */
   close(): Promise<void>
+}
+
+export const POLL_JOB = 'music:poll'
+export type PollJob = { taskId: string }
+
+/**
+ * How long a poll may hold its request's lease. It covers one poll's upstream calls (30 s per call,
+ * a download per clip); a node that dies holding it delays that request's polls by at most this.
+ */
+export const POLL_LEASE_MS = 5 * 60_000
+
+/** The job id of a request's poll in one round: `${taskId}:${round}`. */
+export const pollJobId = (taskId: string, round: number) => `${taskId}:${round}`
+
+/** The round in a poll's job id; -1 when it has none. */
+function roundOf(jobId: string): number {
+  const round = Number(jobId.slice(jobId.lastIndexOf(':') + 1))
+  return Number.isSafeInteger(round) && round >= 0 ? round : -1
+}
+
+/**
+ * The round to poll next, and when. Round r of a request is due pollMs × (r + 1) after it was
+ * created, so whoever schedules a request's next poll — the poll before it, resume() on any node —
+ * picks the same round at the same moment, and the queue keeps one job per id: a second schedule
+ * is a no-op, or (when it raced a poll running late) a second chain that meets the first one at the
+ * next round and merges. The delay never exceeds pollMs (a clock that stands still in tests).
+ */
+export function nextRound(createdAt: number, previous: number, at: number, pollMs: number): { round: number; delayMs: number } {
+  const round = Math.max(previous + 1, Math.floor((at - createdAt) / pollMs))
+  const delayMs = Math.min(pollMs, Math.max(0, createdAt + (round + 1) * pollMs - at))
+  return { round, delayMs }
 }
 
 const TERMINAL = new Set(['complete', 'error'])
@@ -53,10 +93,9 @@ export function providerFailure(error: unknown): ApiError {
 }
 
 export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
-  const { db, storage, bus, provider, now, logger, pollMs, jobTimeoutMs } = options
-  const timers = options.timers ?? realTimers
-  const inflight = new Map<string, Promise<void>>()
-  const scheduled = new Map<string, unknown>()
+  const { db, storage, bus, provider, now, logger, jobs, kv, pollMs, jobTimeoutMs } = options
+  /** Polls running in this process, by request: a second one joins the first. */
+  const inflight = new Map<string, Promise<boolean>>()
   let closed = false
 
   const song = (row: MusicSong) => toSong(row, storage)
@@ -67,44 +106,47 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
       .catch((error: unknown) => logger.error('publishing music progress failed', { error, songId: row.id }))
   }
 
-  /** Gives the request's sunoCount back, once, logged with the balance. */
-  async function refund(taskId: string, at: Date): Promise<boolean> {
-    return db.transaction(async (tx) => {
-      const [task] = await tx
-        .update(musicTasks)
-        .set({ refunded: 1 })
-        .where(and(eq(musicTasks.id, taskId), eq(musicTasks.refunded, 0), gt(musicTasks.charged, 0)))
-        .returning()
-      if (!task) return false
-      const [account] = await tx
-        .update(accounts)
-        .set({ sunoCount: sql`${accounts.sunoCount} + ${task.charged}` })
-        .where(eq(accounts.id, task.accountId))
-        .returning({ sunoCount: accounts.sunoCount })
-      if (!account) return false
-      await tx.insert(balanceLog).values({
-        accountId: task.accountId,
-        kind: 'suno',
-        amount: task.charged,
-        balance: account.sunoCount,
-        reason: REFUND_REASON,
-        createdAt: at
-      })
-      return true
+  /** Gives the request's sunoCount back, once, logged with the balance, in the caller's transaction. */
+  async function refund(tx: Tx, taskId: string, at: Date): Promise<boolean> {
+    const [task] = await tx
+      .update(musicTasks)
+      .set({ refunded: 1 })
+      .where(and(eq(musicTasks.id, taskId), eq(musicTasks.refunded, 0), gt(musicTasks.charged, 0)))
+      .returning()
+    if (!task) return false
+    const [account] = await tx
+      .update(accounts)
+      .set({ sunoCount: sql`${accounts.sunoCount} + ${task.charged}` })
+      .where(eq(accounts.id, task.accountId))
+      .returning({ sunoCount: accounts.sunoCount })
+    if (!account) return false
+    await tx.insert(balanceLog).values({
+      accountId: task.accountId,
+      kind: 'suno',
+      amount: task.charged,
+      balance: account.sunoCount,
+      reason: REFUND_REASON,
+      createdAt: at
     })
+    return true
   }
 
-  /** Marks the request finished; refunds it when no clip completed. */
+  /**
+   * Marks the request finished and refunds it when no clip completed, in one transaction: a request
+   * seen finished was refunded if it had to be, and a crash between the two cannot keep the refund.
+   */
   async function finish(taskId: string) {
     const at = new Date(now())
-    const [task] = await db
-      .update(musicTasks)
-      .set({ finishedAt: at })
-      .where(and(eq(musicTasks.id, taskId), isNull(musicTasks.finishedAt)))
-      .returning()
-    if (!task) return
-    const rows = await db.select({ status: musicSongs.status }).from(musicSongs).where(eq(musicSongs.taskId, taskId))
-    if (rows.length > 0 && rows.every((r) => r.status === 'error')) await refund(taskId, at)
+    await db.transaction(async (tx) => {
+      const [task] = await tx
+        .update(musicTasks)
+        .set({ finishedAt: at })
+        .where(and(eq(musicTasks.id, taskId), isNull(musicTasks.finishedAt)))
+        .returning()
+      if (!task) return
+      const rows = await tx.select({ status: musicSongs.status }).from(musicSongs).where(eq(musicSongs.taskId, taskId))
+      if (rows.length > 0 && rows.every((r) => r.status === 'error')) await refund(tx, taskId, at)
+    })
   }
 
   /** Copies a completed clip's audio (and cover) into storage; returns the keys, or null to retry later. */
@@ -208,34 +250,60 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
     return true
   }
 
-  function schedule(taskId: string, delayMs: number) {
-    if (closed) return
-    const previous = scheduled.get(taskId)
-    if (previous !== undefined) timers.clearTimeout(previous)
-    scheduled.set(
-      taskId,
-      timers.setTimeout(() => {
-        scheduled.delete(taskId)
-        void poll(taskId)
-      }, delayMs)
-    )
-  }
-
-  function poll(taskId: string): Promise<void> {
+  /**
+   * One poll, unless one of this request is running: in this process (joined) or on another node
+   * (its lease is held; then nothing is asked and the caller keeps the schedule). True when the
+   * request needs another poll.
+   */
+  function poll(taskId: string): Promise<boolean> {
     const running = inflight.get(taskId)
     if (running) return running
-    const job = pollOnce(taskId)
-      .then((more) => {
-        if (more) schedule(taskId, pollMs)
-      })
+    const lease = `music:poll:${taskId}`
+    const job = (async () => {
+      if (!(await kv.setIfAbsent(lease, POLL_LEASE_MS))) return true
+      try {
+        return await pollOnce(taskId)
+      } finally {
+        await kv.del(lease).catch((error: unknown) => logger.warn('releasing a music poll lease failed', { taskId, error }))
+      }
+    })()
       .catch((error: unknown) => {
         logger.error('music poll failed', { taskId, error })
-        schedule(taskId, pollMs)
+        return true
       })
       .finally(() => inflight.delete(taskId))
     inflight.set(taskId, job)
     return job
   }
+
+  /** Adds the request's next poll (see nextRound); false when the queue is closed (the next start resumes it). */
+  async function scheduleNext(taskId: string, createdAt: Date, previous: number): Promise<boolean> {
+    const { round, delayMs } = nextRound(createdAt.getTime(), previous, now(), pollMs)
+    try {
+      // Tried again (the whole round, idempotent) when the database or Redis fails it for a moment.
+      await jobs.add<PollJob>(POLL_JOB, { taskId }, { id: pollJobId(taskId, round), delayMs, attempts: 3, backoffMs: pollMs })
+      return true
+    } catch (error) {
+      if (error instanceof JobQueueClosedError) return false
+      throw error
+    }
+  }
+
+  /**
+   * One round of a request: polls it (idempotent against the database: a finished request is left
+   * alone) and adds the next round while it is unfinished. A failed read or add throws, so the round
+   * is tried again (attempts) and the request is not dropped. After close() the round is handed on
+   * unpolled: a poll that came due on a stopping node runs on another one (BullMQ) or at the next
+   * start (memory).
+   */
+  async function runRound(data: PollJob, job: JobContext) {
+    const [task] = await db.select({ createdAt: musicTasks.createdAt, finishedAt: musicTasks.finishedAt }).from(musicTasks).where(eq(musicTasks.id, data.taskId))
+    if (!task || task.finishedAt) return
+    const more = closed ? true : await poll(data.taskId)
+    if (more) await scheduleNext(data.taskId, task.createdAt, roundOf(job.id))
+  }
+
+  jobs.define<PollJob>(POLL_JOB, runRound, { concurrency: 8 })
 
   return {
     provider,
@@ -267,8 +335,11 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
         if (clips.length === 0) throw new MusicProviderError('upstream', '音乐服务没有返回任何歌曲')
       } catch (error) {
         if (!(error instanceof MusicProviderError)) logger.error('music submit failed', { taskId, error })
-        await db.update(musicTasks).set({ finishedAt: new Date(now()) }).where(eq(musicTasks.id, taskId))
-        await refund(taskId, new Date(now()))
+        const ended = new Date(now())
+        await db.transaction(async (tx) => {
+          await tx.update(musicTasks).set({ finishedAt: ended }).where(eq(musicTasks.id, taskId))
+          await refund(tx, taskId, ended)
+        })
         throw providerFailure(error)
       }
       const created = new Date(now())
@@ -298,26 +369,29 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
         .returning()
       rows.sort((a, b) => a.seq - b.seq)
       for (const row of rows) publish(row)
-      schedule(taskId, pollMs)
+      // Round 0, pollMs from now. Not added (the queue is down): the next start's resume() polls it.
+      await scheduleNext(taskId, at, -1).catch((error: unknown) => logger.error('scheduling a music poll failed', { taskId, error }))
       return { taskId, songs: rows.map(song) }
     },
 
-    poll,
+    async poll(taskId) {
+      await poll(taskId)
+    },
 
     async resume() {
-      const open = await db.select({ id: musicTasks.id }).from(musicTasks).where(isNull(musicTasks.finishedAt))
-      for (const task of open) schedule(task.id, 0)
-      return open.length
+      const open = await db.select({ id: musicTasks.id, createdAt: musicTasks.createdAt }).from(musicTasks).where(isNull(musicTasks.finishedAt))
+      let scheduled = 0
+      for (const task of open) if (await scheduleNext(task.id, task.createdAt, -1)) scheduled++
+      return scheduled
     },
 
     async idle() {
-      while (inflight.size > 0 || scheduled.size > 0) await new Promise((resolve) => setTimeout(resolve, 10))
+      await jobs.idle()
+      await Promise.allSettled([...inflight.values()])
     },
 
     async close() {
       closed = true
-      for (const handle of scheduled.values()) timers.clearTimeout(handle)
-      scheduled.clear()
       await Promise.allSettled([...inflight.values()])
     }
   }

@@ -8,9 +8,9 @@ import { type OrdersDeps, registerOrders } from '../orders/index.js'
 
 /** Music, hot news, image host and user-center extras; filled in by the tools modules. */
 export interface ToolsDeps {
-  /** Hot news with its fetch schedule (server.ts starts and stops it); one fetching on demand when absent. */
+  /** Hot news with its fetch schedule (server.ts starts it on the job queue and stops it); one fetching on demand when absent. */
   hot?: HotService
-  /** Music provider and timers (tests), and a hook receiving the runtime (server.ts resumes and stops it). */
+  /** Music provider (tests), and a hook receiving the runtime (server.ts resumes and stops it); polls run on api.jobs. */
   music?: MusicDeps
   /** Order platforms: the red-packet payer (tests inject a WeChat Pay client or the demo). */
   orders?: OrdersDeps
