@@ -60,7 +60,9 @@ function nodeEnv(port) {
     ...process.env,
     HOST: '127.0.0.1',
     PORT: String(port),
-    DATA_DIR: join(work, `data-${port}`),
+    // One files directory stands for the shared storage (S3 in production): a painting job may be
+    // drawn on either node, whichever took it from the queue.
+    DATA_DIR: join(work, 'data'),
     DATABASE_URL: dbUrl,
     REDIS_URL,
     REDIS_PREFIX: `lingxi_mn_${run}:`,
@@ -70,7 +72,7 @@ function nodeEnv(port) {
     SMS_PROVIDER: 'console',
     CHAT_DEMO_DELAY_MS: '50',
     CHAT_LEASE_MS: String(LEASE_MS),
-    PAINTING_DEMO_DELAY_MS: '1500',
+    PAINTING_DEMO_DELAY_MS: '6000',
     MUSIC_DEMO_DELAY_MS: '1500',
     MUSIC_POLL_MS: '200',
     STATIC_ROOT: join(work, 'no-site'),
@@ -383,6 +385,46 @@ describe('two nodes behind nginx on PostgreSQL + Redis', { skip, timeout: 240_00
     // Node A comes back (same port): nginx sends it traffic again.
     const again = await startNode('A', A.port)
     console.log(`restart: node A listening after ${again.startMs} ms`)
+  })
+
+  it('kill -9 of the node drawing a picture: the job is taken over from the queue, drawn once, charged once', async () => {
+    const { A, B } = nodes
+    const me = await login(A.url)
+    const [before] = await admin`select mj_count from accounts where id = ${me.accountId}`
+    // Node B is frozen, so the queue can only hand the job to node A.
+    B.child.kill('SIGSTOP')
+    let taskId
+    try {
+      const task = await post(A.url, '/api/v1/painting/imagine', { prompt: 'a lighthouse in a storm' }, me.token)
+      assert.equal(task.body.code, 2000, JSON.stringify(task.body))
+      taskId = task.body.data.taskId
+      await until(async () => (await admin`select status from painting_tasks where id = ${taskId}`)[0]?.status === 'IN_PROGRESS', 15_000, 'node A drawing')
+    } finally {
+      B.child.kill('SIGCONT')
+    }
+    A.child.kill('SIGKILL')
+    await A.exited
+    const killedAt = Date.now()
+    const [cut] = await admin`select status from painting_tasks where id = ${taskId}`
+    assert.equal(cut.status, 'IN_PROGRESS', 'killed mid-drawing')
+    const done = await until(
+      async () => {
+        const [row] = await admin`select status, image_key, charged, refunded from painting_tasks where id = ${taskId}`
+        return row && ['SUCCESS', 'FAILURE', 'TIMEOUT', 'INTERRPUT'].includes(row.status) ? row : undefined
+      },
+      90_000,
+      'the task to end on node B'
+    )
+    assert.equal(done.status, 'SUCCESS')
+    assert.ok(done.image_key)
+    const [after] = await admin`select mj_count from accounts where id = ${me.accountId}`
+    assert.equal(after.mj_count, before.mj_count - 1, 'charged exactly once')
+    const log = (await admin`select amount from balance_log where account_id = ${me.accountId} and kind = 'mj' order by id`).map((l) => Number(l.amount))
+    assert.deepEqual(log.slice(1), [-1], 'after the sign-up grant: one charge, no refund')
+    const picture = await fetch(`${B.url}/files/${done.image_key}`)
+    assert.equal(picture.status, 200)
+    console.log(`painting takeover: node B finished the task ${Date.now() - killedAt} ms after node A was killed`)
+    await startNode('A', A.port)
   })
 
   it('SIGTERM: the node stops taking requests, ends its generation as interrput and exits cleanly within 10 s', async () => {
