@@ -120,7 +120,8 @@ describe('order platform', () => {
 
     // Concurrent sends: one packet, one mch_billno.
     const sends = await Promise.all(Array.from({ length: 5 }, () => post<any>(`${R}/send`, { orderId }, u.token)))
-    for (const s of sends) expect(s.body.code).toBe(2000)
+    // The pay job answered within the request: accepted, not still being sent.
+    for (const s of sends) expect(s.body).toMatchObject({ code: 2000, data: { payState: 'SENDING', paying: false } })
     const billnos = new Set(sends.map((s) => s.body.data.mchBillno))
     expect(billnos.size).toBe(1)
     const [billno] = [...billnos] as string[]

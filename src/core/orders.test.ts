@@ -50,9 +50,11 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     res.end(JSON.stringify({ code, message, data }))
   }
   if (refuse) return json(null, refuse.code, refuse.message)
+  // `paying`: the server is still sending it (payState none, paying true).
   const pay = (payState: string) => ({
     orderId: body.orderId,
-    payState,
+    payState: payState === 'paying' ? 'none' : payState,
+    paying: payState === 'paying',
     mchBillno: 'B1',
     amountFen: 1250,
     sendTime: 1,
@@ -175,6 +177,19 @@ describe('orders core', () => {
     const last = await claimRedPack('o1', { intervalMs: 5 })
     expect(last).toMatchObject({ payState: 'none', failReason: '商户余额不足，请稍后重试' })
     expect(calls.filter((c) => c.path === 'wx-red-pack/v2/check-state')).toHaveLength(0)
+  })
+
+  it('a packet the server is still sending (paying) is checked until it is accepted; still paying at the limit resolves so', async () => {
+    sendState = 'paying'
+    states = ['paying', 'SENDING', 'SENT']
+    const seen: string[] = []
+    const last = await claimRedPack('o1', { intervalMs: 5, onState: (s) => seen.push(s.paying ? 'paying' : s.payState) })
+    expect(seen).toEqual(['paying', 'paying', 'SENDING', 'SENT'])
+    expect(last).toMatchObject({ payState: 'SENT', paying: false })
+    states = ['paying']
+    const stuck = await claimRedPack('o1', { intervalMs: 5, maxChecks: 3 })
+    expect(stuck).toMatchObject({ payState: 'none', paying: true })
+    expect(calls.filter((c) => c.path === 'wx-red-pack/v2/check-state')).toHaveLength(6)
   })
 
   it('builds the WeChat authorize address on the API origin', () => {

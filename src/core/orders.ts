@@ -1,3 +1,4 @@
+import { onAccountEvent } from './account-events'
 import { ApiError, request } from './api'
 import type { Paged } from './chat'
 import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart } from './tool-reply'
@@ -88,6 +89,8 @@ export interface ActivityDetail {
 export interface RedPackState {
   orderId: string
   payState: PayState
+  /** The server is sending it right now (payState still `none`): 发放中, its outcome follows. */
+  paying?: boolean
   mchBillno: string
   amountFen: number
   sendTime?: number | null
@@ -101,6 +104,8 @@ export interface RedPackState {
 export const ORDER_PAGE_SIZE = 12
 /** How often a red packet's state is checked while it is on its way. */
 export const REDPACK_POLL_MS = 2000
+/** The account-channel event carrying a red packet's new state. */
+export const REDPACK_EVENT = 'redpack'
 /** Screenshots of a submission: at least one, at most six. */
 export const SCREENSHOTS_MIN = 1
 export const SCREENSHOTS_MAX = 6
@@ -284,42 +289,79 @@ export interface WatchRedPackOptions {
   intervalMs?: number
   /** Give up (resolve the last state) after this many checks; default 60. */
   maxChecks?: number
+  /** Also listen to the account channel: a state the server pushes ends the wait at once. */
+  live?: boolean
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * The red-packet states the server's payment jobs push on the account channel (`redpack`): accepted,
+ * sent, received, failed… without anyone asking. Returns the unsubscribe function.
+ */
+export function onRedPackState(fn: (state: RedPackState) => void): () => void {
+  return onAccountEvent(REDPACK_EVENT, (data) => {
+    const state = data as RedPackState
+    if (state && typeof state.orderId === 'string' && typeof state.payState === 'string') fn(state)
+  })
+}
+
+/** Waits `ms`, or less when `wake` is called; rejects when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal, onWake?: (wake: () => void) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
+    const done = () => {
+      clearTimeout(timer)
       signal?.removeEventListener('abort', abort)
       resolve()
-    }, ms)
+    }
+    const timer = setTimeout(done, ms)
     const abort = () => {
       clearTimeout(timer)
       reject(signal!.reason)
     }
     signal?.addEventListener('abort', abort, { once: true })
+    onWake?.(done)
   })
 }
 
+/** Still on its way: being sent by the server (`paying`), or accepted and not yet in the wallet. */
+const moving = (state: RedPackState) => state.payState === 'SENDING' || (state.payState === 'none' && state.paying === true)
+
 /**
  * 领取红包: sends (or, when already sent, re-reads) the order's red packet, then checks its state
- * every `intervalMs` while it is SENDING (until SENT, RECEIVED, FAILED or refunded). Resolves the
- * last state — `none` when WeChat did not accept it yet (`failReason` says why; may be retried);
- * rejects with ApiError when the server refuses (no WeChat bound, not approved…).
+ * every `intervalMs` while it is on its way — `paying` (the server is still sending it) or SENDING —
+ * until SENT, RECEIVED, FAILED or refunded. Resolves the last state — `none` when WeChat did not
+ * accept it yet (`failReason` says why; may be retried), still `paying` after `maxChecks`; rejects
+ * with ApiError when the server refuses (no WeChat bound, not approved…).
  */
 export async function claimRedPack(orderId: string, opts: WatchRedPackOptions = {}): Promise<RedPackState> {
-  const { signal, onState, intervalMs = REDPACK_POLL_MS, maxChecks = 60 } = opts
-  let state = await sendRedPack(orderId)
-  signal?.throwIfAborted()
-  onState?.(state)
-  // Only a packet on its way moves; `none` (WeChat has not accepted it: see failReason) does not.
-  for (let i = 0; i < maxChecks && state.payState === 'SENDING'; i++) {
-    await sleep(intervalMs, signal)
-    state = await checkRedPack(orderId)
+  const { signal, onState, intervalMs = REDPACK_POLL_MS, maxChecks = 60, live = false } = opts
+  let pushed: RedPackState | null = null
+  let wake: (() => void) | null = null
+  const off = live
+    ? onRedPackState((s) => {
+        if (s.orderId !== orderId) return
+        pushed = s
+        wake?.()
+      })
+    : () => {}
+  try {
+    let state = await sendRedPack(orderId)
     signal?.throwIfAborted()
     onState?.(state)
+    // Only a packet on its way moves; `none` (WeChat has not accepted it: see failReason) does not.
+    for (let i = 0; i < maxChecks && moving(state); i++) {
+      if (!pushed) await sleep(intervalMs, signal, (fn) => (wake = fn))
+      wake = null
+      const next: RedPackState = pushed ?? (await checkRedPack(orderId))
+      pushed = null
+      state = next
+      signal?.throwIfAborted()
+      onState?.(state)
+    }
+    return state
+  } finally {
+    off()
   }
-  return state
 }
 
 export { bindWechat, wechatAuthorizeUrl } from './wechat'

@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js'
 import { ownFile } from '../storage/images.js'
 import { createDemoPayer, createWechatPayer, type RedPackPayer } from '../wechat/redpack.js'
 import { startDraft } from './draft.js'
-import { createPayService } from './pay.js'
+import { createPayService, type PayTuning } from './pay.js'
 import {
   activityDetail,
   cancelOrder,
@@ -42,8 +42,15 @@ import {
 export interface OrdersDeps {
   /** Replaces the configured payer (tests). */
   payer?: RedPackPayer
-  /** Pauses between immediate SYSTEMERROR retries (tests pass []). */
-  retryDelaysMs?: number[]
+  /** Claim, retry, wait and check timings of red-packet payments (tests shorten them). */
+  pay?: Partial<PayTuning>
+  /** Receives the payment runtime (server.ts resumes its jobs at start with the memory engine). */
+  onRuntime?: (runtime: OrdersRuntime) => void
+}
+
+export interface OrdersRuntime {
+  /** Re-adds the pay and check jobs the last run left (memory engine; a no-op with BullMQ). */
+  resume(): Promise<{ payments: number; checks: number }>
 }
 
 const BOTH = [ORDER_PERMISSION, QUALITY_PERMISSION] as const
@@ -69,10 +76,13 @@ export function registerOrders(
     payer,
     now,
     logger: deps.logger,
+    jobs: api.jobs,
+    bus: api.bus,
     mchId: deps.config.wechat.pay?.mchId ?? '1900000000',
     demoDelayMs: deps.config.wechat.demoDelayMs,
-    ...(deps.orders?.retryDelaysMs ? { retryDelaysMs: deps.orders.retryDelaysMs } : {})
+    ...(deps.orders?.pay ? { tuning: deps.orders.pay } : {})
   })
+  deps.orders?.onRuntime?.({ resume: pay.resume })
   const kind = (auth: AuthInfo, quality: boolean) => checkPermission(api, auth, kindCode(quality))
   /** The caller's order, checked against the permission of its activity's platform. */
   const ownOrder = async (auth: AuthInfo, orderId: string) => {
@@ -266,7 +276,8 @@ export function registerOrders(
     redpack('send'),
     {
       tag,
-      summary: "Pay an approved order of the caller's as a WeChat red packet (idempotent: one mch_billno per order)",
+      summary:
+        "Pay an approved order of the caller's as a WeChat red packet (idempotent: one mch_billno per order); waits up to 5 s for the pay job, else answers paying: true",
       body: orderId,
       auth: true,
       permission: BOTH,

@@ -73,6 +73,8 @@ export { paged } from '../http/fields.js'
 export const payResultSchema = z.object({
   orderId: z.string(),
   payState: z.enum(PAY_STATES),
+  /** A pay job is sending it right now (payState still `none`): 发放中; its outcome follows on the account channel (`redpack`). */
+  paying: z.boolean(),
   mchBillno: z.string(),
   amountFen: z.number().int(),
   /** Paid by the offline demo payer: no money moved. */

@@ -8,6 +8,7 @@ import {
   formatYuan,
   loadActivityDetail,
   notifyError,
+  onRedPackState,
   takeOrder,
   toast,
   type ActivityDetail,
@@ -15,7 +16,7 @@ import {
 } from '../../core'
 import { Markdown } from '../../ui/markdown'
 import { DraftEditor } from './draft-editor'
-import { canClaim, fileSrc, OrderStatusBadge, PayStateBadge, SessionStatusBadge } from './parts'
+import { canClaim, fileSrc, OrderStatusBadge, PAY_MOVING, PayStateBadge, SessionStatusBadge } from './parts'
 import { SubmitForm } from './submit-form'
 
 const RedPacket = lazy(() => import('./red-packet').then((m) => ({ default: m.RedPacket })))
@@ -49,6 +50,20 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
   }, [activityId, sessionId])
 
   const setOrder = (order: Order | null) => setDetail((d) => (d ? { ...d, myOrder: order } : d))
+
+  // My order's packet moves on the server (sent, received, refunded) without anyone asking: follow it
+  // on the account channel while it is on its way.
+  const mine = detail?.myOrder
+  const moving = mine?.status === 'approved' && PAY_MOVING.includes(mine.payState)
+  useEffect(
+    () =>
+      moving
+        ? onRedPackState((s) =>
+            setDetail((d) => (d?.myOrder?.orderId === s.orderId && d.myOrder.payState !== s.payState ? { ...d, myOrder: { ...d.myOrder, payState: s.payState } } : d)),
+          )
+        : undefined,
+    [moving],
+  )
 
   async function handleTake() {
     if (!detail || busy) return

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react'
-import { ApiError, formatTime, formatYuan, loadMyOrders, notifyError, ORDER_STATUS_TEXT, type Order, type OrderStatus, type PayState } from '../../core'
-import { canClaim, detailHref, OrderStatusBadge, PayStateBadge } from './parts'
+import { ApiError, formatTime, formatYuan, loadMyOrders, notifyError, onRedPackState, ORDER_STATUS_TEXT, type Order, type OrderStatus, type PayState } from '../../core'
+import { canClaim, detailHref, OrderStatusBadge, PAY_MOVING, PayStateBadge } from './parts'
 
 const RedPacket = lazy(() => import('./red-packet').then((m) => ({ default: m.RedPacket })))
 
@@ -44,8 +44,13 @@ export function MyOrders({ quality, base }: { quality: boolean; base: string }) 
   }, [status])
 
   function paid(orderId: string, payState: PayState) {
-    setItems((all) => all?.map((o) => (o.orderId === orderId ? { ...o, payState } : o)) ?? all)
+    setItems((all) => all?.map((o) => (o.orderId === orderId && o.payState !== payState ? { ...o, payState } : o)) ?? all)
   }
+
+  // Packets move on the server (sent, received, refunded) without anyone asking: follow them on the
+  // account channel while one of them is on its way.
+  const moving = items?.some((o) => o.status === 'approved' && PAY_MOVING.includes(o.payState)) ?? false
+  useEffect(() => (moving ? onRedPackState((s) => paid(s.orderId, s.payState)) : undefined), [moving])
 
   return (
     <div>

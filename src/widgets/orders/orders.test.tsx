@@ -56,6 +56,14 @@ const calls: { path: string; body: Record<string, unknown> }[] = []
 let myOrder: Order | null = null
 let mine: Order[] = []
 let payStates: string[] = []
+/** What send answers: a pay state, or `paying` (the server is still sending it). */
+let sendState = 'SENDING'
+/** Open account-channel streams (`/ai-chat/sse/subscribe`, served when `serveChannel`), and a way to push an event on them. */
+let serveChannel = false
+let channels: ServerResponse[] = []
+const push = (event: string, data: unknown) => {
+  for (const res of channels) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+}
 /** activity/list refuses with this (no permission…). */
 let refuseList: string | null = null
 /** Holds the draft stream open until the stop call (to test 停止). */
@@ -69,6 +77,13 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
   res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT')
   if (req.method === 'OPTIONS') return res.end()
   const path = new URL(req.url ?? '/', 'http://x').pathname.replace('/api/v1/', '')
+  if (path === 'ai-chat/sse/subscribe' && serveChannel) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    res.write(': open\n\n')
+    channels.push(res)
+    res.on('close', () => (channels = channels.filter((c) => c !== res)))
+    return
+  }
   if (path.startsWith('ai-chat/sse/subscribe/')) {
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     res.write('id: 1\nevent: delta\ndata: {"content":"【标题】新品"}\n\n')
@@ -91,7 +106,14 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     res.setHeader('content-type', 'application/json')
     res.end(JSON.stringify({ code, message, data }))
   }
-  const pay = (payState: string) => ({ orderId: body.orderId, payState, mchBillno: 'LX1', amountFen: 1250, sendTime: 1, receiveTime: null })
+  const pay = (payState: string) => ({
+    orderId: body.orderId,
+    ...(payState === 'paying' ? { payState: 'none', paying: true } : { payState, paying: false }),
+    mchBillno: 'LX1',
+    amountFen: 1250,
+    sendTime: 1,
+    receiveTime: null,
+  })
   switch (path) {
     case 'orders/activity/list': {
       if (refuseList) return send(null, 40300001, refuseList)
@@ -122,7 +144,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     case 'orders/mine':
       return send({ list: mine, total: mine.length, pageNum: 1, pageSize: 12 })
     case 'wx-red-pack/v2/send':
-      return send(pay('SENDING'))
+      return send(pay(sendState))
     case 'wx-red-pack/v2/check-state':
       return send(pay(payStates.shift() ?? 'SENT'))
     case 'oss/upload/getOssSTS':
@@ -154,6 +176,8 @@ beforeEach(() => {
   myOrder = null
   mine = []
   payStates = []
+  sendState = 'SENDING'
+  serveChannel = false
   refuseList = null
   holdStream = false
   release = null
@@ -161,6 +185,8 @@ beforeEach(() => {
   $token.set('tok')
 })
 afterEach(() => {
+  for (const res of channels) res.end()
+  channels = []
   document.body.innerHTML = ''
   $token.set(null)
   while ($confirm.get()) answerConfirm(false)
@@ -334,6 +360,37 @@ describe('<lingxi-orders>', () => {
     // the list follows: no second claim
     await vi.waitFor(() => expect(root.querySelector('[data-testid=my-order] [data-testid=pay-state]')!.textContent).toContain('已发放'))
   }, 15_000)
+
+  it('a packet the server is still sending (paying) keeps the coin turning, then opens and follows its state', async () => {
+    mine = [order({ status: 'approved', reviewTime: Date.now() })]
+    sendState = 'paying'
+    payStates = ['paying', 'SENDING', 'SENT']
+    const root = mount({ view: 'mine' })
+    await vi.waitFor(() => expect(button(root, '领取红包')).toBeDefined())
+    button(root, '领取红包')!.click()
+    const packet = () => root.querySelector('[data-testid=red-packet]')!
+    await vi.waitFor(() => expect(packet().getAttribute('data-phase')).toBe('closed'))
+    button(packet(), '开红包，奖励 12.50 元')!.click()
+    await vi.waitFor(() => expect(root.querySelector('[data-testid=red-packet-paying]')?.textContent).toContain('红包发放中'))
+    expect(packet().getAttribute('data-phase')).toBe('opening')
+    expect(root.querySelector('[data-testid=red-packet-error]')).toBeNull()
+    await vi.waitFor(() => expect(packet().getAttribute('data-phase')).toBe('open'), { timeout: 10_000 })
+    await vi.waitFor(() => expect(packet().getAttribute('data-pay-state')).toBe('SENT'), { timeout: 10_000 })
+    expect(bodies('wx-red-pack/v2/send')).toHaveLength(1)
+    expect(bodies('wx-red-pack/v2/check-state')).toHaveLength(3)
+  }, 20_000)
+
+  it('my orders follow the account channel: a packet received meanwhile shows 已领取 unasked', async () => {
+    serveChannel = true
+    mine = [order({ status: 'approved', payState: 'SENT', reviewTime: Date.now() }), order({ orderId: 'o2', status: 'approved', payState: 'SENT' })]
+    const root = mount({ view: 'mine' })
+    const badges = () => [...root.querySelectorAll('[data-testid=my-order] [data-testid=pay-state]')].map((b) => b.textContent)
+    await vi.waitFor(() => expect(badges()).toEqual(['红包已发放，待领取', '红包已发放，待领取']))
+    await vi.waitFor(() => expect(channels.length).toBeGreaterThan(0))
+    push('redpack', { orderId: 'o2', payState: 'RECEIVED', paying: false, mchBillno: 'LX2', amountFen: 1250, sendTime: 1, receiveTime: 2 })
+    await vi.waitFor(() => expect(badges()).toEqual(['红包已发放，待领取', '红包已领取']))
+    expect(bodies('wx-red-pack/v2/check-state')).toHaveLength(0)
+  })
 
   it('a refusal (WeChat not bound) says so in the packet and offers WeChat login', async () => {
     mine = [order({ status: 'approved' })]

@@ -55,3 +55,6 @@ export function PayStateBadge({ state }: { state: PayState }) {
 /** An approved order whose red packet can be (re)claimed. */
 export const canClaim = (order: { status: OrderStatus; payState: PayState }) =>
   order.status === 'approved' && (order.payState === 'none' || order.payState === 'FAILED' || order.payState === 'SENDING')
+
+/** Accepted by WeChat and not settled yet: the server's checks will move it (SENT → RECEIVED…). */
+export const PAY_MOVING: readonly PayState[] = ['SENDING', 'SENT', 'RFUND_ING']

@@ -28,8 +28,9 @@ const RESULT_TEXT: Partial<Record<PayState, string>> = {
 
 /**
  * 领取红包: a dialog with the closed packet; 開 sends the reward as a WeChat red packet
- * (`wx-red-pack/v2/send`), spinning until the packet opens on the amount, then follows
- * `check-state` until it is sent, received or failed. An order already paid opens at once.
+ * (`wx-red-pack/v2/send`), spinning until the packet opens on the amount (also while the server is
+ * still sending it: `paying`), then follows the account channel and `check-state` until it is sent,
+ * received or failed. An order already paid opens at once.
  */
 export function RedPacket({ order, onClose, onState }: { order: { orderId: string; rewardFen: number; payState: PayState }; onClose: () => void; onState?: (s: PayState) => void }) {
   const alreadyPaid = order.payState !== 'none' && order.payState !== 'FAILED'
@@ -95,7 +96,8 @@ export function RedPacket({ order, onClose, onState }: { order: { orderId: strin
     const show = async (s: RedPackState) => {
       setState(s)
       onState?.(s.payState)
-      if (s.payState === 'none') return // not accepted: said below
+      // Not accepted yet: still being sent (the coin keeps turning), or refused (said below).
+      if (s.payState === 'none') return
       if (!shown) {
         shown = true
         // Let the coin turn at least once: the packet opens, it does not blink.
@@ -106,10 +108,10 @@ export function RedPacket({ order, onClose, onState }: { order: { orderId: strin
       }
     }
     try {
-      const last = await claimRedPack(order.orderId, { signal: ctl.signal, onState: (s) => void show(s) })
+      const last = await claimRedPack(order.orderId, { signal: ctl.signal, live: true, onState: (s) => void show(s) })
       if (last.payState === 'none' && !ctl.signal.aborted) {
         stopSpin()
-        setError(last.failReason || '红包暂未发出，请稍后重试')
+        setError(last.paying ? '红包仍在发放中，请稍后在「我的订单」查看' : last.failReason || '红包暂未发出，请稍后重试')
         setPhase('refused')
       }
     } catch (e) {
@@ -161,8 +163,8 @@ export function RedPacket({ order, onClose, onState }: { order: { orderId: strin
         <div aria-live="polite" className="min-h-12 text-center text-sm">
           {phase === 'closed' && <p className="text-muted">点击「開」领取 {amount} 元微信红包</p>}
           {phase === 'opening' && (
-            <p role="status" className="text-muted">
-              正在发放红包…
+            <p role="status" data-testid="red-packet-paying" className="text-muted">
+              {state?.paying ? '红包发放中，微信支付处理较慢，请稍候…' : '正在发放红包…'}
             </p>
           )}
           {opened && state?.demo && (
@@ -177,7 +179,7 @@ export function RedPacket({ order, onClose, onState }: { order: { orderId: strin
           )}
           {opened && state?.failReason && (pay === 'FAILED' || pay === 'SENDING') && <p className="mt-1 text-xs text-muted">{state.failReason}</p>}
           {phase === 'refused' && (
-            <p role="alert" data-testid="red-packet-error" className="text-danger">
+            <p role="alert" data-testid="red-packet-error" className={state?.paying ? 'text-muted' : 'text-danger'}>
               {error}
             </p>
           )}
