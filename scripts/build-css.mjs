@@ -3,7 +3,10 @@
 //   first (it ships once, in the chunk every element shares);
 // - one sheet per element with only the utilities its own code uses (its module graph, lazy parts
 //   included, found with esbuild), so a page embedding only the chat never downloads the
-//   painting's classes; the CDN build registers it in the element's entry (rollup.config.mjs);
+//   painting's classes; the CDN build registers it in the element's entry (rollup.config.mjs).
+//   An element may defer lazily loaded parts (`deferred` below): its sheet then leaves out the rules
+//   only they use, and `<name>.rest.ts` holds those rules with where they go (see splitSheet), for
+//   the element to insert when such a part loads (ui/extend-css.ts);
 // - `full`: base plus every utility of src/, for the npm package and the tests.
 // Output: src/styles/generated/<name>.ts string modules (git-ignored).
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { compile, optimize } from '@tailwindcss/node'
 import { Scanner } from '@tailwindcss/oxide'
 import { build } from 'esbuild'
+import ts from 'typescript'
 import { fixShadowProperties } from './css-fix.mjs'
 import { elements } from './elements.mjs'
 
@@ -21,8 +25,19 @@ const outDir = join(stylesDir, 'generated')
 const source = readFileSync(join(stylesDir, 'lingxi.css'), 'utf8')
 const isSource = (file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\.tsx?$/.test(file)
 
-/** The files of src/ that an entry's module graph reaches (static and dynamic imports). */
-async function graph(entry) {
+/**
+ * Parts of an element that load on demand and bring the rules only they use (`<name>.rest.ts`),
+ * so the sheet in the element's entry carries what showing it and its main view needs. The chat:
+ * settings, the topic list, the narrow inline dialogs and the login dialog (the chat loads each
+ * through src/widgets/chat/deferred.ts, which brings rest-css.ts along).
+ */
+const deferred = {
+  chat: ['src/widgets/chat/settings.tsx', 'src/widgets/chat/topic-list.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx'],
+}
+
+/** The files of src/ that an entry's module graph reaches (static and dynamic imports), not through `skip`. */
+async function graph(entry, skip = []) {
+  const skipped = new Set(skip.map((file) => join(root, file).replace(/\.tsx?$/, '')))
   const result = await build({
     entryPoints: [join(root, entry)],
     bundle: true,
@@ -37,7 +52,15 @@ async function graph(entry) {
     loader: { '.json': 'json' },
     logLevel: 'silent',
     // The sheets themselves (the npm entry imports one) are what this run writes.
-    plugins: [{ name: 'generated', setup: (b) => b.onResolve({ filter: /styles\/generated\// }, (a) => ({ path: a.path, external: true })) }],
+    plugins: [
+      {
+        name: 'generated',
+        setup(b) {
+          b.onResolve({ filter: /styles\/generated\// }, (a) => ({ path: a.path, external: true }))
+          b.onResolve({ filter: /^\./ }, (a) => (skipped.has(join(a.resolveDir, a.path).replace(/\.tsx?$/, '')) ? { path: a.path, external: true } : undefined))
+        },
+      },
+    ],
   })
   return Object.keys(result.metafile.inputs)
     .map((file) => join(root, file))
@@ -79,10 +102,31 @@ function dropLayers(css, names) {
   }
 }
 
+const literalCache = new Map()
+
+/**
+ * A file's string and template literals, one per line: all that can hold class names. Scanning
+ * the whole text would also make utilities of identifiers, keywords and comments (`container`,
+ * `static`, `visible`…), which no element uses and every sheet would carry.
+ */
+function literals(file) {
+  let text = literalCache.get(file)
+  if (text === undefined) {
+    const kind = /x$/.test(file) ? ts.ScriptKind.TSX : /\.js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, kind)
+    const found = []
+    const visit = (node) => {
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) found.push(JSON.stringify(node.text))
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+    literalCache.set(file, (text = found.join('\n')))
+  }
+  return text
+}
+
 async function sheet(files, { base = true, utilities = true } = {}) {
-  const candidates = new Scanner({ sources: [] }).scanFiles(
-    files.map((file) => ({ content: readFileSync(file, 'utf8'), extension: extname(file).slice(1) })),
-  )
+  const candidates = new Scanner({ sources: [] }).scanFiles(files.map((file) => ({ content: literals(file), extension: extname(file).slice(1) })))
   const compiler = await compile(source, { base: stylesDir, onDependency: () => {} })
   let { code } = optimize(compiler.build(utilities ? candidates : []), { minify: true })
   // The licence notice ships once, in the base sheet every page gets.
@@ -94,21 +138,124 @@ async function sheet(files, { base = true, utilities = true } = {}) {
   return fixShadowProperties(code)
 }
 
+/** The rules of a block's content (minified CSS): `{ text, prelude, body }`, body null for a statement. */
+function rules(css) {
+  const out = []
+  let start = 0
+  let depth = 0
+  let open = -1
+  let quote = ''
+  for (let i = 0; i < css.length; i++) {
+    const c = css[i]
+    if (c === '\\') i++
+    else if (quote) quote = c === quote ? '' : quote
+    else if (c === '"' || c === "'") quote = c
+    else if (c === '{' && depth++ === 0) open = i
+    else if ((c === '}' && --depth === 0) || (c === ';' && depth === 0)) {
+      const text = css.slice(start, i + 1)
+      out.push(c === ';' ? { text, prelude: text, body: null } : { text, prelude: css.slice(start, open), body: css.slice(open + 1, i) })
+      start = i + 1
+    }
+  }
+  return out
+}
+
+/** A selector list's selectors (commas inside brackets and parentheses do not separate). */
+function selectors(prelude) {
+  const out = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < prelude.length; i++) {
+    const c = prelude[i]
+    if (c === '\\') i++
+    else if (c === '(' || c === '[') depth++
+    else if (c === ')' || c === ']') depth--
+    else if (c === ',' && depth === 0) out.push(prelude.slice(start, i)), (start = i + 1)
+  }
+  return [...out, prelude.slice(start)]
+}
+
+/** Every selector of the style rules in the utilities layer of `css`, at any depth. */
+function utilitySelectors(css) {
+  const found = new Set()
+  const walk = (body) => {
+    for (const r of rules(body)) {
+      if (r.body === null) continue
+      if (r.prelude.startsWith('@')) walk(r.body)
+      else for (const s of selectors(r.prelude)) found.add(s)
+    }
+  }
+  const layer = rules(css).find((r) => r.prelude === '@layer utilities')
+  if (layer) walk(layer.body)
+  return found
+}
+
+/**
+ * Splits an element's full sheet in two: `css`, the full sheet less the utility rules no selector
+ * of `main` (the sheet of the files that load up front) needs, and `rest`, those rules as
+ * [offset in css, text] insertions, so that inserting them gives back exactly the full sheet.
+ * Every rule stays where the full sheet has it: no utility of a lazily loaded part can end up
+ * after (and override) one it should yield to, as it could in a sheet of its own added later.
+ */
+function splitSheet(full, main) {
+  const wanted = utilitySelectors(main)
+  const needed = (r) => (r.prelude.startsWith('@') ? /^@(keyframes|property|font-face)/.test(r.prelude) || rules(r.body).some(needed) : selectors(r.prelude).some((s) => wanted.has(s)))
+  let css = ''
+  const rest = []
+  const walk = (body) => {
+    for (const r of rules(body)) {
+      if (r.body !== null && !needed(r)) {
+        const last = rest.at(-1)
+        if (last && last[0] === css.length) last[1] += r.text
+        else rest.push([css.length, r.text])
+      } else if (r.body !== null && r.prelude.startsWith('@') && !/^@(keyframes|property|font-face)/.test(r.prelude)) {
+        css += `${r.prelude}{`
+        walk(r.body)
+        css += '}'
+      } else css += r.text
+    }
+  }
+  for (const r of rules(full)) {
+    if (r.prelude !== '@layer utilities') css += r.text
+    else {
+      css += '@layer utilities{'
+      walk(r.body)
+      css += '}'
+    }
+  }
+  let joined = ''
+  let at = 0
+  for (const [offset, text] of rest) (joined += css.slice(at, offset) + text), (at = offset)
+  if (joined + css.slice(at) !== full) throw new Error('build-css: a split sheet does not give back the full sheet')
+  const kept = utilitySelectors(css)
+  const missing = [...wanted].filter((s) => !kept.has(s))
+  if (missing.length) throw new Error(`build-css: the split sheet lost ${missing.join(' ')}`)
+  return { css, rest }
+}
+
 const sheets = [
   { name: 'base', files: async () => [], options: { utilities: false } },
-  ...elements.map((e) => ({ name: e.file, files: () => graph(e.entry), options: { base: false } })),
+  ...elements.map((e) => ({ name: e.file, files: () => graph(e.entry), options: { base: false }, deferred: deferred[e.file] && (() => graph(e.entry, deferred[e.file])) })),
   { name: 'full', files: async () => walk(join(root, 'src')) },
 ]
 rmSync(outDir, { recursive: true, force: true })
 mkdirSync(outDir, { recursive: true })
 const sizes = []
+const header = '// Generated by scripts/build-css.mjs from src/styles/lingxi.css. Do not edit.'
 for (const s of sheets) {
   const files = await s.files()
-  const css = await sheet(files, s.options)
-  writeFileSync(
-    join(outDir, `${s.name}.ts`),
-    `// Generated by scripts/build-css.mjs from src/styles/lingxi.css. Do not edit.\n// ${files.length} files of ${relative(root, 'src') || 'src'}.\nexport const css = ${JSON.stringify(css)}\n`,
-  )
-  sizes.push(`${s.name} ${css.length}`)
+  let css = await sheet(files, s.options)
+  if (s.deferred) {
+    const main = await s.deferred()
+    const split = splitSheet(css, await sheet(main, s.options))
+    css = split.css
+    const rest = split.rest.reduce((n, [, text]) => n + text.length, 0)
+    writeFileSync(
+      join(outDir, `${s.name}.rest.ts`),
+      `${header}\n// The rules of ${s.name}'s full sheet that only its deferred parts use, as [offset in its css, text].\nexport const rest: [number, string][] = ${JSON.stringify(split.rest)}\n`,
+    )
+    sizes.push(`${s.name} ${css.length} (+${rest} deferred, ${main.length} of ${files.length} files up front)`)
+  } else sizes.push(`${s.name} ${css.length}`)
+  writeFileSync(join(outDir, `${s.name}.ts`), `${header}\n// ${files.length} files of ${relative(root, 'src') || 'src'}.\nexport const css = ${JSON.stringify(css)}\n`)
 }
 console.log(`css: ${sizes.join(', ')} bytes`)

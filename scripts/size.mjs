@@ -2,8 +2,9 @@
 // A page's cost = the loader + an element's entry + every chunk it imports statically (dynamic
 // imports, such as lazy route screens, are paid later and are listed apart). The chat bubble's
 // budget covers opening it and rendering a markdown reply too: its row follows the dynamic imports
-// of the conversation and of the markdown renderer. The same budget measured in Chromium
-// (tests/e2e/embed-budget.spec.ts writes dist/size-embed.json) is printed and checked as well.
+// of the conversation and of the markdown renderer; code highlighting, loaded only for a reply with
+// code, is a row apart. The same budget measured in Chromium (tests/e2e/embed-budget.spec.ts
+// writes dist/size-embed.json) is printed and checked as well.
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -55,8 +56,10 @@ check('host first screen', new Set([join(site, 'index.html'), join(site, 'site.c
 if (existsSync(join(cdn, 'chat.js'))) {
   const shown = new Set([loader, ...staticGraph(join(cdn, 'chat.js'))])
   check('<lingxi-chat mode="bubble"> shown', shown)
-  // Target 45 KB (DESIGN.md) is not met yet; the ceiling keeps it from growing meanwhile.
-  check('… opened, markdown reply (files)', withDynamic(shown, /chat-view|markdown|renderer/), 50 * 1024)
+  const opened = withDynamic(shown, /chat-view|markdown|renderer/)
+  check('… opened, markdown reply (files)', opened, 45 * 1024)
+  // Prism and the JavaScript grammar (it extends clike), as for the e2e suite's reply with code
+  check('… and a reply with code (files)', withDynamic(opened, /highlight|javascript|clike/))
 }
 for (const el of ['login', 'profile', 'toaster']) check(`<lingxi-${el}> alone`, new Set([loader, ...staticGraph(join(cdn, `${el}.js`))]))
 
@@ -71,11 +74,10 @@ if (existsSync(measured)) {
     rows.push([name, kb(bytes), kb(budget), stale ? 'stale' : ok ? 'ok' : 'OVER', stale ? 'older than dist/cdn: rerun `npx playwright test embed-budget`' : 'measured in Chromium'])
   }
   row('loader (Chromium)', m.loader, m.budgets.loader)
-  // The 45 KB target (m.budgets.embedTarget) is not met yet; the ceiling stops growth meanwhile.
   row('bubble + open + markdown reply (Chromium)', m.returningVisitor, m.budgets.embed)
+  // ceilings, outside the budget: the login dialog of a first visit, highlighting for code
   row('… first visit, with the login (Chromium)', m.firstVisitWithLogin, m.budgets.firstVisit ?? m.budgets.embed)
-  if (m.budgets.embedTarget && m.returningVisitor > m.budgets.embedTarget)
-    console.log(`note: the embed target of ${kb(m.budgets.embedTarget)} is not met yet (${kb(m.returningVisitor)} measured)`)
+  if (m.withCodeReply !== undefined) row('… then a reply with code (Chromium)', m.withCodeReply, m.budgets.codeReply)
 }
 
 const width = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)))

@@ -75,7 +75,8 @@ export function createApp(deps: AppDeps): App {
 
   app.use(requestId())
   app.use(securityHeaders)
-  app.use(compress())
+  // From 256 bytes: the small lazy chunks of the embed (e.g. the 0.9 KB markdown component) go out gzip too.
+  app.use(compress({ threshold: 256 }))
   app.use('/api/*', cors(config.corsOrigins), noStore)
   app.use('/config/*', cors(config.corsOrigins))
   const jsonBodyLimit = bodyLimit({

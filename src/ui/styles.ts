@@ -3,7 +3,7 @@ import { css as baseCss } from '../styles/generated/base'
 import { getBoot } from './boot'
 
 /** Stylesheet text by element tag; '*' is the sheet for any other root (the npm package's, tests'). */
-const texts = () => shared('ui.css', () => new Map<string, string>())
+export const texts = () => shared('ui.css', () => new Map<string, string>())
 
 /**
  * Gives an element its stylesheet. The CDN build calls this in each element's entry with the sheet
@@ -31,6 +31,7 @@ export function adoptStyles(root: ShadowRoot, tag = '*'): void {
       if (nonce) style.nonce = nonce
       style.textContent = css
       root.prepend(style)
+      styleElements().set(style, css)
     }
     return
   }
@@ -38,9 +39,15 @@ export function adoptStyles(root: ShadowRoot, tag = '*'): void {
   if (wanted.length) root.adoptedStyleSheets = [...root.adoptedStyleSheets, ...wanted]
 }
 
+/** The `<style>` elements made where adoption is missing, with their text (extend-css.ts updates them). */
+export const styleElements = () => shared('ui.styleElements', () => new Map<HTMLStyleElement, string>())
+
 /** The page's one constructable sheet for a text; null where they are unsupported. */
+/** The page's constructable sheets by text. */
+export const stylesheets = () => shared('ui.stylesheets', () => new Map<string, CSSStyleSheet | null>())
+
 function sheetOf(css: string): CSSStyleSheet | null {
-  const sheets = shared('ui.stylesheets', () => new Map<string, CSSStyleSheet | null>())
+  const sheets = stylesheets()
   if (!sheets.has(css)) {
     let s: CSSStyleSheet | null = null
     try {

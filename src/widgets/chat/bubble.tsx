@@ -1,5 +1,4 @@
 import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react'
-import { Icon } from '../../ui/icons'
 import { EVENT_CLOSE, EVENT_COMMAND, EVENT_OPEN, emitFrom } from './events'
 import { Glyph } from './glyphs'
 
@@ -206,7 +205,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
           onFocus={onPrefetch}
           className="pointer-events-auto size-14 shrink-0 grid place-items-center rounded-full bg-primary text-primary-ink shadow-[0_8px_24px_rgba(0,0,0,0.35)] transition-transform hover:scale-105 active:scale-95"
         >
-          {isOpen ? <Glyph name="chevron" className="size-7" /> : <Icon name="chat" className="size-7" />}
+          {isOpen ? <Glyph name="chevron" className="size-7" /> : <Glyph name="chat" className="size-7" />}
         </button>
       </div>
       <div

@@ -1,5 +1,5 @@
 import { useStore } from '@nanostores/react'
-import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
 import {
   $activeTopicId,
   $chatConfig,
@@ -19,9 +19,9 @@ import {
   type SendResult,
 } from '../../core'
 import { preloadMarkdown } from '../../ui/markdown'
-import { MD, SM, useMedia } from '../../ui/use-media'
 import { Composer } from './composer'
-import { useWidth } from './dom'
+import { deferred } from './deferred'
+import { MD, SM, useMedia, useWidth } from './dom'
 import type { ReplyDetail } from './events'
 import { IconButton } from './glyphs'
 import { MessageList } from './message-list'
@@ -29,14 +29,23 @@ import { $allowanceNotice, report } from './notice'
 import { PanelHeader } from './panel-header'
 import { ReplyContext } from './reply'
 
-// Opened now and then: loaded on first use.
-const ChatSettings = lazy(() => import('./settings').then((m) => ({ default: m.ChatSettings })))
+// Opened now and then: loaded on first use, with the popover they open in.
+const loadSettings = () => deferred(import('./settings'))
+const ChatSettings = lazy(() => loadSettings().then((m) => ({ default: m.ChatSettings })))
+const SettingsPopover = lazy(() => loadSettings().then((m) => ({ default: m.SettingsPopover })))
 // Inline on narrow screens only (a bubble's panel has its own drawer).
-const Dialog = lazy(() => import('../../ui/dialog').then((m) => ({ default: m.Dialog })))
+const Dialog = lazy(() => deferred(import('../../ui/dialog')).then((m) => ({ default: m.Dialog })))
 // In a bubble's panel the topics are a drawer that many never open.
-const loadTopicList = () => import('./topic-list')
+const loadTopicList = () => deferred(import('./topic-list'))
 const TopicList = lazy(() => loadTopicList().then((m) => ({ default: m.TopicList })))
+const TopicDrawer = lazy(() => loadTopicList().then((m) => ({ default: m.TopicDrawer })))
 const Loading = () => <p className="text-sm text-muted">加载中…</p>
+/** Where a popover or drawer is still loading. */
+const Pending = ({ className }: { className: string }) => (
+  <div role="status" aria-label="加载中" className={`z-20 grid place-items-center ${className}`}>
+    <span className="lx-spinner" />
+  </div>
+)
 
 /** Below this width (or on a phone) the topic list is a drawer. */
 const WIDE = 560
@@ -176,11 +185,9 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
     <div className="relative">
       <IconButton icon="sliders" label="对话设置" aria-expanded={settings} aria-haspopup="dialog" onClick={() => setSettings(!settings)} />
       {(wide || panel) && settings && (
-        <Popover onClose={() => setSettings(false)}>
-          <Suspense fallback={<Loading />}>
-            <ChatSettings topic={topic} />
-          </Suspense>
-        </Popover>
+        <Suspense fallback={<Pending className="absolute right-0 top-10 size-16 rounded-xl border border-line bg-surface shadow-2xl" />}>
+          <SettingsPopover topic={topic} onClose={() => setSettings(false)} />
+        </Suspense>
       )}
     </div>
   )
@@ -232,11 +239,9 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
           <Composer busy={!!request} onSend={handleSend} onStop={() => request && stopMessage(request[0]).catch(report)} notice={notice} inputRef={composerRef} />
         </section>
         {panel && drawer && (
-          <PanelDrawer onClose={closeDrawer}>
-            <Suspense fallback={<Loading />}>
-              <TopicList activeId={activeId} onPick={handlePick} onNew={handleNew} />
-            </Suspense>
-          </PanelDrawer>
+          <Suspense fallback={<Pending className="absolute inset-0 bg-black/50" />}>
+            <TopicDrawer activeId={activeId} onPick={handlePick} onNew={handleNew} onClose={closeDrawer} />
+          </Suspense>
         )}
         {!wide && !panel && (drawer || settings) && (
           <Suspense fallback={null}>
@@ -256,70 +261,5 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
         )}
       </div>
     </ReplyContext.Provider>
-  )
-}
-
-/** The topic list over the conversation, inside the bubble's panel: Esc or a click beside it closes it. */
-function PanelDrawer({ onClose, children }: { onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDivElement>(null)
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>('button')?.focus()
-  }, [])
-  return (
-    <div
-      className="absolute inset-0 z-20 flex justify-end bg-black/50 lx-fade-in"
-      onClick={(e) => e.target === e.currentTarget && onClose()}
-      onKeyDown={(e) => {
-        if (e.key !== 'Escape' || e.defaultPrevented) return
-        e.preventDefault()
-        onClose()
-      }}
-    >
-      <div ref={ref} role="dialog" aria-label="话题列表" className="w-[280px] max-w-[85%] h-full flex flex-col border-l border-line bg-surface shadow-2xl lx-slide-left">
-        <div className="h-14 shrink-0 flex items-center justify-between pl-4 pr-2 border-b border-line">
-          <h3 className="font-semibold">话题列表</h3>
-          <IconButton icon="close" label="关闭话题列表" onClick={onClose} />
-        </div>
-        <div className="flex-1 min-h-0">{children}</div>
-      </div>
-    </div>
-  )
-}
-
-/** The settings panel under its button: Esc or a click elsewhere closes it. */
-function Popover({ onClose, children }: { onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDivElement>(null)
-  useEffect(() => {
-    const panel = ref.current
-    // The panel takes the focus (its fields may still be loading), so Tab leads into it.
-    panel?.focus()
-    const away = (event: Event) => {
-      if (panel?.parentElement && !event.composedPath().includes(panel.parentElement)) onClose()
-    }
-    // Capture phase, and handled: a chat bubble around it must not close on the same Esc.
-    const escape = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.defaultPrevented) return
-      event.preventDefault()
-      onClose()
-      panel?.parentElement?.querySelector<HTMLElement>('button')?.focus()
-    }
-    document.addEventListener('pointerdown', away)
-    document.addEventListener('keydown', escape, true)
-    return () => {
-      document.removeEventListener('pointerdown', away)
-      document.removeEventListener('keydown', escape, true)
-    }
-  }, [])
-
-  return (
-    <div
-      ref={ref}
-      role="dialog"
-      aria-label="对话设置"
-      tabIndex={-1}
-      className="absolute right-0 top-10 z-20 w-72 max-w-[calc(100vw-24px)] p-4 rounded-xl border border-line bg-surface shadow-2xl outline-none lx-fade-in"
-    >
-      {children}
-    </div>
   )
 }

@@ -2,13 +2,14 @@ import { useStore } from '@nanostores/react'
 import { lazy, Suspense } from 'react'
 import { $loginOpen, $token, openLogin } from '../../core'
 import type { ElementProps } from '../../ui/define'
-import { Icon } from '../../ui/icons'
 import { Bubble } from './bubble'
+import { deferred } from './deferred'
 import { EVENT_MESSAGE, emitFrom, type ReplyDetail } from './events'
+import { Glyph } from './glyphs'
 import { PanelHeader } from './panel-header'
 
 // Only for visitors (and a refused token): the page may well have its own login element.
-const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
+const LoginDialog = lazy(() => deferred(import('../../ui/login/login-dialog')).then((m) => ({ default: m.LoginDialog })))
 // The conversation: loaded at once inline, when the panel first opens in a bubble (so the
 // launcher shows as soon as the element's small entry has arrived).
 const loadView = () => import('./chat-view')
@@ -147,7 +148,7 @@ function LoginPrompt({ fill }: { fill?: boolean }) {
     <div part="base" className={`${fill ? 'flex-1 min-h-0' : 'h-[var(--lingxi-chat-height,100%)] min-h-[240px]'} grid place-items-center p-6 text-center bg-bg text-ink`}>
       <div className="flex flex-col items-center gap-2">
         <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
-          <Icon name="chat" className="size-7" />
+          <Glyph name="chat" className="size-7" />
         </span>
         <h2 className="mt-2 text-lg font-semibold">登录后开始对话</h2>
         <p className="text-sm text-muted">多话题、角色扮演，回答实时生成。</p>

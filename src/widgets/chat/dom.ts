@@ -24,3 +24,24 @@ export function useWidth(ref: RefObject<HTMLElement | null>): number {
   }, [])
   return width
 }
+
+/** The breakpoints of ui/use-media (SM, MD). */
+export const SM = '(min-width: 640px)'
+export const MD = '(min-width: 768px)'
+
+/**
+ * Tracks a media query, as ui/use-media's useMedia does: a copy, because that module is shared by
+ * many elements and so makes a chunk of its own, one more file (under 1 KB, so sent uncompressed)
+ * for the panel to download.
+ */
+export function useMedia(query: string): boolean {
+  const [matches, setMatches] = useState(() => typeof matchMedia !== 'undefined' && matchMedia(query).matches)
+  useEffect(() => {
+    const list = matchMedia(query)
+    const update = () => setMatches(list.matches)
+    update()
+    list.addEventListener('change', update)
+    return () => list.removeEventListener('change', update)
+  }, [query])
+  return matches
+}

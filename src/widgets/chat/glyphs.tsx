@@ -1,5 +1,9 @@
-/** The chat's own line icons (24×24, currentColor), beside the shared ones in ui/icons. */
+/**
+ * The chat's own line icons (24×24, currentColor). Not ui/icons: its table holds every tool's
+ * icons, a chunk the bubble would download for one of them.
+ */
 const paths = {
+  chat: 'M4 5h16v11H8l-4 4V5z M8 9h8 M8 12h5',
   plus: 'M12 5v14 M5 12h14',
   pin: 'M9 4h6 M10 4l-.5 6L6 14h12l-3.5-4L14 4 M12 14v6',
   edit: 'M4 20h4L19 9l-4-4L4 16z M14 6l4 4',
@@ -22,6 +26,17 @@ export function Glyph({ name, className = 'size-4' }: { name: GlyphName; classNa
   return (
     <svg viewBox="0 0 24 24" className={className} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
       <path d={paths[name]} />
+    </svg>
+  )
+}
+
+/** Lingxi's mark, as ui/icons draws it: copied here so the open panel needs no chunk of shared icons. */
+export function Logo({ className = 'size-8' }: { className?: string }) {
+  return (
+    <svg viewBox="0 0 32 32" className={className} aria-hidden="true">
+      <rect width="32" height="32" rx="9" fill="var(--color-primary)" />
+      <path d="M9 23c4-1 7-4.5 8.5-9.5L20 7l1.5 7c.8 3.8-1.5 7.8-5.5 9H9z" fill="#17181c" />
+      <circle cx="21" cy="22" r="2" fill="#17181c" />
     </svg>
   )
 }

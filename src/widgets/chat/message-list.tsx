@@ -10,9 +10,8 @@ import {
   type Topic,
   type TopicMessages,
 } from '../../core'
-import { Logo } from '../../ui/icons'
 import { Markdown } from '../../ui/markdown'
-import { Glyph, IconButton, RoleAvatar } from './glyphs'
+import { Glyph, IconButton, Logo, RoleAvatar } from './glyphs'
 import { report } from './notice'
 import { ReplyContext } from './reply'
 

@@ -98,3 +98,44 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
     </div>
   )
 }
+
+/**
+ * The settings under their button (a bubble's panel, a wide inline chat): Esc or a click elsewhere
+ * closes them. Here rather than in chat-view, so it loads with the settings, when first opened.
+ */
+export function SettingsPopover({ topic, onClose }: { topic: Topic | null; onClose: () => void }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const panel = ref.current
+    // The panel takes the focus, so Tab leads into it.
+    panel?.focus()
+    const away = (event: Event) => {
+      if (panel?.parentElement && !event.composedPath().includes(panel.parentElement)) onClose()
+    }
+    // Capture phase, and handled: a chat bubble around it must not close on the same Esc.
+    const escape = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return
+      event.preventDefault()
+      onClose()
+      panel?.parentElement?.querySelector<HTMLElement>('button')?.focus()
+    }
+    document.addEventListener('pointerdown', away)
+    document.addEventListener('keydown', escape, true)
+    return () => {
+      document.removeEventListener('pointerdown', away)
+      document.removeEventListener('keydown', escape, true)
+    }
+  }, [])
+
+  return (
+    <div
+      ref={ref}
+      role="dialog"
+      aria-label="对话设置"
+      tabIndex={-1}
+      className="absolute right-0 top-10 z-20 w-72 max-w-[calc(100vw-24px)] p-4 rounded-xl border border-line bg-surface shadow-2xl outline-none lx-fade-in"
+    >
+      <ChatSettings topic={topic} />
+    </div>
+  )
+}

@@ -133,3 +133,35 @@ function RenameField({ topic, onDone }: { topic: Topic; onDone: (refocus: boolea
     />
   )
 }
+
+/**
+ * The topic list over the conversation, inside the bubble's panel: Esc or a click beside it
+ * closes it. Here rather than in chat-view, so it loads with the list, when first opened.
+ */
+export function TopicDrawer({ onClose, ...list }: TopicListProps & { onClose: () => void }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>('button')?.focus()
+  }, [])
+  return (
+    <div
+      className="absolute inset-0 z-20 flex justify-end bg-black/50 lx-fade-in"
+      onClick={(e) => e.target === e.currentTarget && onClose()}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || e.defaultPrevented) return
+        e.preventDefault()
+        onClose()
+      }}
+    >
+      <div ref={ref} role="dialog" aria-label="话题列表" className="w-[280px] max-w-[85%] h-full flex flex-col border-l border-line bg-surface shadow-2xl lx-slide-left">
+        <div className="h-14 shrink-0 flex items-center justify-between pl-4 pr-2 border-b border-line">
+          <h3 className="font-semibold">话题列表</h3>
+          <IconButton icon="close" label="关闭话题列表" onClick={onClose} />
+        </div>
+        <div className="flex-1 min-h-0">
+          <TopicList {...list} />
+        </div>
+      </div>
+    </div>
+  )
+}
