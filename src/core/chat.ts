@@ -388,7 +388,9 @@ export function startChat(topicId?: string | null): Promise<void> {
     if ($token.get() !== token) return
     const list = topics.value
     const want = topicId ?? $activeTopicId.get()
-    const pick = list.find((t) => t.topicId === want) ?? list[0]
+    // Looked up in the store, not the answer: a topic created meanwhile (a first message sent while
+    // the models were still loading) is in it and stays the active one. Else the newest topic.
+    const pick = ($topics.get() ?? list).find((t) => t.topicId === want) ?? list[0]
     await selectTopic(pick?.topicId ?? null).catch(notifyError)
   })()
   b.start = { token, promise }
@@ -412,12 +414,22 @@ export async function loadChatConfig(): Promise<ChatConfig> {
 // ---------------------------------------------------------------------------------------------
 // Topics
 
+/** Lists in flight, and the topics created meanwhile (an answer may predate them). */
+let listing = 0
+const createdWhileListing = new Map<string, Topic>()
+
 export async function loadTopics(): Promise<Topic[]> {
   const token = $token.get()
-  const answer = await call<Topic[]>('topic/list', {})
-  const list = Array.isArray(answer) ? answer : []
-  if ($token.get() === token) $topics.set(sortTopics(list))
-  return list
+  listing++
+  try {
+    const answer = await call<Topic[]>('topic/list', {})
+    const listed = Array.isArray(answer) ? answer : []
+    const list = [...listed, ...[...createdWhileListing.values()].filter((t) => !listed.some((l) => l.topicId === t.topicId))]
+    if ($token.get() === token) $topics.set(sortTopics(list))
+    return list
+  } finally {
+    if (--listing === 0) createdWhileListing.clear()
+  }
 }
 
 /**
@@ -426,6 +438,7 @@ export async function loadTopics(): Promise<Topic[]> {
  */
 export async function createTopic(input: { name?: string; roleId?: string; model?: string } = {}): Promise<Topic> {
   const topic = await call<Topic>('topic/create', input)
+  if (listing > 0) createdWhileListing.set(topic.topicId, topic)
   putTopic(topic)
   // Without a role the new topic has no messages: nothing to fetch.
   if (!topic.roleId) $messages.setKey(topic.topicId, { ...EMPTY, loaded: true })

@@ -292,6 +292,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
   if (req.method === 'OPTIONS') return send(res, 204, '')
   const url = new URL(req.url ?? '/', 'http://x')
   if (url.pathname === '/config/chatConfig.json') {
+    await fake.gates['config']
     return send(res, 200, { models: [{ id: 'lingxi-demo', name: '灵犀演示模型' }], defaultModel: 'lingxi-demo', contextEnabled: true })
   }
   if (req.headers.authorization !== 'Bearer tok') return send(res, 401, { code: 50011004, message: '请先登录', data: null })
@@ -711,6 +712,21 @@ describe('topics', () => {
     expect($topics.get()?.map((t) => t.topicId)).toEqual([newer.topicId, older.topicId])
     expect($activeTopicId.get()).toBe(newer.topicId)
     expect(view(newer.topicId)).toEqual(['user:在吗:complete'])
+  })
+
+  it('a topic created while startChat is still loading stays the active one', async () => {
+    // The first message sent right after login: the topic list has answered (empty), the models
+    // have not, and the send creates a topic. startChat must not then reset the view to no topic.
+    $chatConfig.set(null)
+    const release = fake.gate('config')
+    const started = startChat()
+    await vi.waitFor(() => expect($topics.get()).toEqual([]))
+    const created = await createTopic()
+    expect($activeTopicId.get()).toBe(created.topicId)
+    release()
+    await started
+    expect($activeTopicId.get()).toBe(created.topicId)
+    expect($topics.get()?.map((t) => t.topicId)).toEqual([created.topicId])
   })
 
   it('createTopic makes the new topic active; a role topic starts with its welcome message', async () => {
