@@ -61,6 +61,22 @@ export function App(_: ElementProps) {
     if (to) navigate(to, true)
   }, [pathname, token, tree, config, menu])
 
+  // A tool is not mounted where the guard is about to send the person elsewhere: it would call its
+  // API once and get 403. On the first screen of a page load, a signed-in person's tool also waits
+  // for the permission tree (it loads in parallel with the screen's code), at most 3 s.
+  const guarded = Boolean(token && route && route.kind === 'tool')
+  const forbidden = guarded && Boolean(tree && config && guardRedirect(pathname, menu, config))
+  const waiting = guarded && (!tree || !config)
+  const [gaveUp, setGaveUp] = useState(false)
+  useEffect(() => {
+    if (!waiting) return
+    const timer = setTimeout(() => setGaveUp(true), 3000)
+    return () => clearTimeout(timer)
+  }, [waiting])
+  const shown = useRef(false)
+  const hold = forbidden || (!shown.current && waiting && !gaveUp)
+  if (!hold) shown.current = true
+
   useEffect(() => {
     document.title = route && route.kind !== 'entry' ? `${route.title} - 灵犀` : '灵犀 - AI 工具箱'
     if (first.current) first.current = false
@@ -126,9 +142,13 @@ export function App(_: ElementProps) {
                 : `flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0 ${musicBar && !desktop ? 'pb-24' : ''}`
             }
           >
-            <Suspense fallback={<Spinner label="页面加载中" />}>
-              <Screen route={route} search={search} />
-            </Suspense>
+            {hold ? (
+              <Spinner label="页面加载中" />
+            ) : (
+              <Suspense fallback={<Spinner label="页面加载中" />}>
+                <Screen route={route} search={search} />
+              </Suspense>
+            )}
           </main>
           {desktop && !chat && <Footer />}
         </div>

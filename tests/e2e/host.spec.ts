@@ -67,8 +67,19 @@ test('log in, menu follows permissions, guard, profile, change phone, reload, lo
 
   // a logged-in person lands on the first permitted tool; a forbidden path is replaced
   await expect(page).toHaveURL(/\/chat$/)
-  await page.goto(server.url + '/gallery')
-  await expect(page).toHaveURL(/\/chat$/)
+  // a full page load of a forbidden tool never mounts it: no call of its API, no 403
+  const refused: string[] = []
+  const onResponse = (r: { status(): number; url(): string }) => {
+    if (r.status() === 403) refused.push(r.url())
+  }
+  page.on('response', onResponse)
+  for (const forbidden of ['/gallery', '/orders', '/music']) {
+    await page.goto(server.url + forbidden)
+    await expect(page).toHaveURL(/\/chat$/)
+    await expect(page.getByTestId('composer')).toBeVisible()
+  }
+  page.off('response', onResponse)
+  expect(refused).toEqual([])
   await page.goto(server.url + '/sd')
   await expect(page).toHaveURL(/\/sd$/)
   await expect(nav.getByRole('link', { name: 'AI绘画' })).toHaveAttribute('aria-current', 'page')
