@@ -291,8 +291,9 @@ describe('<lingxi-painting> /mj', () => {
     await waitFor(() => expect(tasks.size).toBe(1))
     const id = [...tasks.keys()][0]!
     tasks.set(id, done(tasks.get(id)!))
+    // Polled (another refresh, e.g. of the history, may show the result first on a slow machine).
+    await waitFor(() => expect(calls.some((c) => c.path === 'painting/task/get' && c.body.taskId === id)).toBe(true), { timeout: 8000 })
     await waitFor(() => expect(card(root, id)!.dataset.status).toBe('SUCCESS'), { timeout: 8000 })
-    expect(calls.some((c) => c.path === 'painting/task/get' && c.body.taskId === id)).toBe(true)
   })
 
   it('shows the refusal in Chinese and keeps the prompt', async () => {
