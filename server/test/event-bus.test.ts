@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ControlMessage, EventBus, StreamEvent } from '../src/events/bus.js'
 import { createMemoryBus, createRedisBus } from '../src/events/index.js'
 import { waitUntil } from './helpers/chat.js'
+import { dropRedisKeys } from './helpers/redis.js'
 
 const REDIS_URL = process.env.REDIS_URL
 const kinds = REDIS_URL ? (['memory', 'redis'] as const) : (['memory'] as const)
@@ -12,14 +13,7 @@ const prefixes: string[] = []
 
 afterEach(async () => {
   await Promise.all(buses.splice(0).map((bus) => bus.close()))
-  if (REDIS_URL && prefixes.length > 0) {
-    const redis = new Redis(REDIS_URL)
-    for (const prefix of prefixes.splice(0)) {
-      const keys = await redis.keys(`${prefix}*`)
-      if (keys.length > 0) await redis.del(...keys)
-    }
-    await redis.quit()
-  }
+  if (REDIS_URL && prefixes.length > 0) await dropRedisKeys(REDIS_URL, ...prefixes.splice(0))
 })
 
 function collect() {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type BullJobQueue, createBullQueue, createMemoryQueue, type JobContext, type JobQueue, JobQueueClosedError } from '../src/jobs/index.js'
 import type { Logger } from '../src/logger.js'
+import { dropRedisKeys } from './helpers/redis.js'
 
 /**
  * One conformance suite for both engines. With REDIS_URL it also runs on BullMQ, where each `node()`
@@ -69,12 +69,7 @@ describe.each(engines)('%s job queue', (engine) => {
     await Promise.all(nodes.splice(0).map((queue) => queue.close()))
     memory = undefined
     logs.splice(0)
-    if (REDIS_URL && prefix) {
-      const redis = new Redis(REDIS_URL)
-      const keys = await redis.keys(`${prefix}*`)
-      if (keys.length > 0) await redis.del(...keys)
-      await redis.quit()
-    }
+    if (REDIS_URL && prefix) await dropRedisKeys(REDIS_URL, prefix)
     prefix = ''
   })
 

@@ -3,7 +3,6 @@ import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { paintingTasks } from '../src/db/schema.js'
 import { type BullJobQueue, createBullQueue } from '../src/jobs/index.js'
@@ -16,35 +15,15 @@ import { type FakeA1111, startFakeA1111 } from './fakes/a1111.js'
 import { waitUntil } from './helpers/chat.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
 import { memoryLogger } from './helpers/harness.js'
-import { createPaintingHarness, type PaintingHarness, usePaintingHarness } from './helpers/painting.js'
+import { createPaintingHarness, type DrawingGate, drawingGate, type PaintingHarness, usePaintingHarness } from './helpers/painting.js'
+import { dropRedisKeys } from './helpers/redis.js'
 
 const MJ = '/api/v1/painting'
 const ENDED = ['SUCCESS', 'FAILURE', 'TIMEOUT', 'INTERRPUT']
 
-/** Demo drawings wait at each step until the test lets them go. */
-function gate(open = false) {
-  const waiting = new Set<() => void>()
-  return {
-    sleep: (_ms: number, signal: AbortSignal) =>
-      new Promise<void>((resolve) => {
-        if (open || signal.aborted) return resolve()
-        waiting.add(resolve)
-        signal.addEventListener('abort', () => resolve(), { once: true })
-      }),
-    release() {
-      open = true
-      for (const resolve of waiting) resolve()
-      waiting.clear()
-    },
-    get waiting() {
-      return waiting.size
-    }
-  }
-}
-type Gate = ReturnType<typeof gate>
 
 /** The demo painter behind a gate, counting the drawings it starts. */
-function countedDemo(g: Gate) {
+function countedDemo(g: DrawingGate) {
   const demo = createDemoPainter({ delayMs: 6000, sleep: (ms, signal) => g.sleep(ms, signal) })
   const painter = {
     ...demo,
@@ -69,10 +48,10 @@ function paintingFiles(dataDir: string): string[] {
 }
 
 describe('painting jobs on the memory queue', () => {
-  let g = gate()
+  let g = drawingGate()
   let painter = countedDemo(g)
   const ctx = usePaintingHarness(() => {
-    g = gate()
+    g = drawingGate()
     painter = countedDemo(g)
     return { env: { PAINTING_TIMEOUT_MS: '120000' }, painting: { providers: { mj: painter } } }
   })
@@ -115,9 +94,9 @@ describe('painting jobs on the memory queue', () => {
 })
 
 describe('the painting:sweep schedule', () => {
-  let g = gate()
+  let g = drawingGate()
   const ctx = usePaintingHarness(() => {
-    g = gate()
+    g = drawingGate()
     return { env: { PAINTING_TIMEOUT_MS: '60000' }, painting: { demo: { delayMs: 6000, sleep: (ms, signal) => g.sleep(ms, signal) }, tuning: { tickMs: 20 } } }
   })
 
@@ -139,7 +118,7 @@ describe.skipIf(!REDIS_URL)('painting jobs on BullMQ: two nodes, one database, o
   let db: TestDatabase
   let prefix: string
   let dataDir: string
-  let nodes: { h: PaintingHarness; jobs: BullJobQueue; gate: Gate; painter: ReturnType<typeof countedDemo> }[] = []
+  let nodes: { h: PaintingHarness; jobs: BullJobQueue; gate: DrawingGate; painter: ReturnType<typeof countedDemo> }[] = []
 
   beforeAll(async () => {
     db = await createTestDatabase()
@@ -159,17 +138,14 @@ describe.skipIf(!REDIS_URL)('painting jobs on BullMQ: two nodes, one database, o
       await node.h.close()
     }
     // The keys of this test's queues.
-    const redis = new Redis(REDIS_URL!)
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length > 0) await redis.del(...keys)
-    await redis.quit()
+    await dropRedisKeys(REDIS_URL!, prefix)
   })
 
   /** One more API node: its own app, painter and BullMQ workers; the database, Redis and files are shared. */
   async function node(options: { open?: boolean; sd?: PaintingProvider } = {}) {
     // A node that dies is noticed within about a second.
     const jobs = createBullQueue({ url: REDIS_URL!, prefix, logger: memoryLogger(), lockMs: 1000, stalledMs: 250 })
-    const g = gate(options.open)
+    const g = drawingGate(options.open)
     const painter = countedDemo(g)
     const h = await createPaintingHarness(db, {
       jobs,

@@ -3,36 +3,15 @@ import { describe, expect, it } from 'vitest'
 import { paintingTasks } from '../src/db/schema.js'
 import type { WireTask } from '../src/painting/wire.js'
 import { waitUntil } from './helpers/chat.js'
-import { usePaintingHarness } from './helpers/painting.js'
+import { drawingGate, usePaintingHarness } from './helpers/painting.js'
 
 const MJ = '/api/v1/painting'
 
-/** Demo jobs wait at each step until the test lets them go. */
-function gate() {
-  let open = false
-  const waiting = new Set<() => void>()
-  return {
-    sleep: (_ms: number, signal: AbortSignal) =>
-      new Promise<void>((resolve) => {
-        if (open || signal.aborted) return resolve()
-        waiting.add(resolve)
-        signal.addEventListener('abort', () => resolve(), { once: true })
-      }),
-    release() {
-      open = true
-      for (const resolve of waiting) resolve()
-      waiting.clear()
-    },
-    get waiting() {
-      return waiting.size
-    }
-  }
-}
 
 describe('painting task lifecycle (demo painter held mid-way)', () => {
-  let g = gate()
+  let g = drawingGate()
   const ctx = usePaintingHarness(() => {
-    g = gate()
+    g = drawingGate()
     return { env: { PAINTING_TIMEOUT_MS: '120000' }, painting: { demo: { delayMs: 6000, sleep: (ms, signal) => g.sleep(ms, signal) } } }
   })
 

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createApp } from '../src/app.js'
 import { createChat } from '../src/chat/index.js'
@@ -14,6 +13,7 @@ import { type FakeWechatOAuth, startFakeWechatOAuth } from './fakes/wechat-oauth
 import { type FakeWechatPay, startFakeWechatPay } from './fakes/wechat-pay.js'
 import { useHarness } from './helpers/database-hooks.js'
 import { memoryLogger, TEST_ADDRESS, testBus, testKv } from './helpers/harness.js'
+import { dropRedisKeys } from './helpers/redis.js'
 
 let pay: FakeWechatPay
 let oauth: FakeWechatOAuth
@@ -208,15 +208,7 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
       async close() {
         for (const stop of stops) await stop()
         await bus.close()
-        if (engine === 'bullmq') {
-          const redis = new Redis(process.env.REDIS_URL!)
-          try {
-            const keys = await redis.keys(`${prefix}*`)
-            if (keys.length > 0) await redis.del(...keys)
-          } finally {
-            await redis.quit()
-          }
-        }
+        if (engine === 'bullmq') await dropRedisKeys(process.env.REDIS_URL!, prefix)
       }
     }
   }

@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { count, sql } from 'drizzle-orm'
-import { Redis } from 'ioredis'
 import { type AppDeps, createApp } from '../../src/app.js'
 import { createChat } from '../../src/chat/index.js'
 import type { ChatRuntimeOptions } from '../../src/chat/runtime.js'
@@ -16,6 +15,7 @@ import { createMemoryKv, createRedisKv, type Kv } from '../../src/kv/index.js'
 import type { Logger } from '../../src/logger.js'
 import { createConsoleSmsProvider } from '../../src/sms/console-provider.js'
 import type { TestDatabase } from './database.js'
+import { dropRedisKeys } from './redis.js'
 
 export interface LogEntry {
   level: string
@@ -54,12 +54,9 @@ export function testKv(now: () => number): Kv {
   return {
     ...kv,
     async close() {
-      const redis = new Redis(url)
       try {
-        const keys = await redis.keys(`${prefix}*`)
-        if (keys.length > 0) await redis.del(...keys)
+        await dropRedisKeys(url, prefix)
       } finally {
-        await redis.quit()
         await kv.close()
       }
     }
@@ -80,13 +77,7 @@ export function testBus(options: { retentionMs?: number } = {}): EventBus & { pr
     prefix,
     async close() {
       await bus.close()
-      const redis = new Redis(url)
-      try {
-        const keys = await redis.keys(`${prefix}*`)
-        if (keys.length > 0) await redis.del(...keys)
-      } finally {
-        await redis.quit()
-      }
+      await dropRedisKeys(url, prefix)
     }
   }
 }

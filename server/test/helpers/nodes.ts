@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { createBullQueue, createJobQueue, createMemoryQueue, type BullJobQueue, type JobHandler, type JobQueue, type JobTimers } from '../../src/jobs/index.js'
 import type { Logger } from '../../src/logger.js'
+import { dropRedisKeys } from './redis.js'
 
 /** One run of a job, on the node that ran it. */
 export interface JobRun {
@@ -64,13 +64,7 @@ export function queueNodes(options: {
     )
     closeAll = async () => {
       await Promise.allSettled(own.map(([, queue]) => queue.close()))
-      const redis = new Redis(url)
-      try {
-        const keys = await redis.keys(`${prefix}*`)
-        if (keys.length > 0) await redis.del(...keys)
-      } finally {
-        await redis.quit()
-      }
+      await dropRedisKeys(url, prefix)
     }
   } else {
     const base = createMemoryQueue({ logger: options.logger, ...(options.timers ? { timers: options.timers } : {}) })

@@ -192,3 +192,25 @@ export function usePaintingHarness(options: PaintingHarnessOptions | (() => Pain
   })
   return ctx
 }
+
+/** The demo painter's `sleep`, held at each step until the test lets drawings go (or `open` from the start). */
+export function drawingGate(open = false) {
+  const waiting = new Set<() => void>()
+  return {
+    sleep: (_ms: number, signal: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        if (open || signal.aborted) return resolve()
+        waiting.add(resolve)
+        signal.addEventListener('abort', () => resolve(), { once: true })
+      }),
+    release() {
+      open = true
+      for (const resolve of waiting) resolve()
+      waiting.clear()
+    },
+    get waiting() {
+      return waiting.size
+    }
+  }
+}
+export type DrawingGate = ReturnType<typeof drawingGate>
