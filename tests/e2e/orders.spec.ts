@@ -222,6 +222,18 @@ test('the quality platform needs its permission and shows quality activities onl
   await loginAs(page, server!, '13800138601')
   // without AI_TOOLS_ORDER_PLATFORM_QUALITY the page sends the person elsewhere
   await expect(page).not.toHaveURL(/\/miracleOrders/)
+  // and a full page load of it never mounts the platform: no call of its API, no 403
+  const refused: string[] = []
+  const onResponse = (r: { status(): number; url(): string }) => {
+    if (r.status() === 403) refused.push(r.url())
+  }
+  page.on('response', onResponse)
+  await page.goto(server!.url + '/miracleOrders')
+  await expect(page).not.toHaveURL(/\/miracleOrders/)
+  // (a refused call would have been sent before the redirect; give its answer time to arrive)
+  await page.waitForTimeout(500)
+  page.off('response', onResponse)
+  expect(refused).toEqual([])
 
   await stopServer()
   expect(await admin('grant', '13800138601', 'AI_TOOLS_ORDER_PLATFORM_QUALITY')).toBeTruthy()
