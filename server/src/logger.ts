@@ -1,3 +1,6 @@
+import { type Config, configuredSecrets } from './config.js'
+import { createRedactor } from './redact.js'
+
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void
   warn(message: string, fields?: Record<string, unknown>): void
@@ -14,11 +17,68 @@ function errorReplacer(_key: string, value: unknown): unknown {
   return value
 }
 
-/** Info on stdout, problems on stderr, one line each. */
-export function createConsoleLogger(): Logger {
-  return {
-    info: (message, fields) => process.stdout.write(`${line('info', message, fields)}\n`),
-    warn: (message, fields) => process.stderr.write(`${line('warn', message, fields)}\n`),
-    error: (message, fields) => process.stderr.write(`${line('error', message, fields)}\n`)
+/**
+ * A copy of a log field with `scrub` applied to every string in it, keys included. Errors become
+ * `{name, message, stack}` (scrubbed: a stack repeats the message) as they are logged anyway, and
+ * objects with toJSON (URLs, Dates) become what they would be logged as.
+ */
+function scrubValue(value: unknown, scrub: (text: string) => string, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return scrub(value)
+  if (typeof value !== 'object' || value === null) return value
+  if (seen.has(value)) return '[Circular]'
+  seen.add(value)
+  try {
+    if (value instanceof Error) {
+      const { name, message, stack } = value
+      const cause = (value as { cause?: unknown }).cause
+      return {
+        name: scrub(name),
+        message: scrub(message),
+        stack: stack === undefined ? undefined : scrub(stack),
+        ...(cause === undefined ? {} : { cause: scrubValue(cause, scrub, seen) })
+      }
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON
+    if (typeof toJSON === 'function') return scrubValue(toJSON.call(value), scrub, seen)
+    if (Array.isArray(value)) return value.map((item) => scrubValue(item, scrub, seen))
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) out[scrub(key)] = scrubValue(item, scrub, seen)
+    return out
+  } finally {
+    seen.delete(value)
   }
+}
+
+/**
+ * Wraps a logger so that no configured secret reaches it: messages, fields, errors' messages and
+ * stacks. Secrets are matched literally, whatever their format (see redact.ts).
+ */
+export function redactingLogger(logger: Logger, secrets: Iterable<string | undefined>): Logger {
+  const scrub = createRedactor(secrets)
+  const wrap =
+    (level: keyof Logger) =>
+    (message: string, fields?: Record<string, unknown>) =>
+      logger[level](scrub(message), fields === undefined ? undefined : (scrubValue(fields, scrub, new WeakSet()) as Record<string, unknown>))
+  return { info: wrap('info'), warn: wrap('warn'), error: wrap('error') }
+}
+
+export interface ConsoleLoggerOptions {
+  /** Every secret of this configuration is scrubbed from every line (configuredSecrets). */
+  config?: Config
+  /** More secrets to scrub. */
+  secrets?: Iterable<string | undefined>
+  /** Where lines go (tests); by default info to stdout, problems to stderr. */
+  write?: (stream: 'stdout' | 'stderr', line: string) => void
+}
+
+/** Info on stdout, problems on stderr, one line each. */
+export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger {
+  const write = options.write ?? ((stream, text) => process[stream].write(text))
+  const logger: Logger = {
+    info: (message, fields) => write('stdout', `${line('info', message, fields)}\n`),
+    warn: (message, fields) => write('stderr', `${line('warn', message, fields)}\n`),
+    error: (message, fields) => write('stderr', `${line('error', message, fields)}\n`)
+  }
+  const secrets = [...(options.config ? configuredSecrets(options.config) : []), ...(options.secrets ?? [])]
+  return secrets.length > 0 ? redactingLogger(logger, secrets) : logger
 }

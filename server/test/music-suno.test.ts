@@ -89,7 +89,7 @@ describe('suno-api provider', () => {
     const start = await sunoCount(accountId)
     const cases = [
       [{ kind: 'error', status: 402, error: 'Insufficient credits.' }, 502, 50200001, '音乐服务的额度已用完，请联系管理员'],
-      [{ kind: 'error', status: 500, error: 'Internal server error' }, 502, 50200001, '音乐服务出错（HTTP 500）：Internal server error'],
+      [{ kind: 'error', status: 500, error: 'Internal server error' }, 502, 50200001, '音乐服务出错（HTTP 500）'],
       [{ kind: 'malformed' }, 502, 50200001, '音乐服务返回了无法识别的内容（HTTP 200）'],
       [{ kind: 'empty' }, 502, 50200001, '音乐服务没有返回任何歌曲']
     ] as const

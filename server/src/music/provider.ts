@@ -38,9 +38,11 @@ export interface MusicProvider {
 export class MusicProviderError extends Error {
   constructor(
     readonly kind: 'credits' | 'timeout' | 'upstream' | 'rejected',
-    message: string
+    message: string,
+    /** The upstream's own words, for the server log only: users never see an upstream's text. */
+    readonly detail?: string
   ) {
-    super(message)
+    super(message, detail ? { cause: detail } : undefined)
     this.name = 'MusicProviderError'
   }
 }

@@ -335,6 +335,8 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
         if (clips.length === 0) throw new MusicProviderError('upstream', '音乐服务没有返回任何歌曲')
       } catch (error) {
         if (!(error instanceof MusicProviderError)) logger.error('music submit failed', { taskId, error })
+        // The upstream's own words (error.cause) go to the log, redacted; the user gets our message.
+        else logger.warn('the music upstream refused a request', { taskId, error })
         const ended = new Date(now())
         await db.transaction(async (tx) => {
           await tx.update(musicTasks).set({ finishedAt: ended }).where(eq(musicTasks.id, taskId))

@@ -226,6 +226,8 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
     } catch (error) {
       const message = error instanceof ProviderError ? error.message : '绘画服务异常，请稍后再试'
       if (!(error instanceof ProviderError)) logger.error('painting submit failed', { taskId: id, error })
+      // The upstream's own words (error.cause) go to the log, redacted; the user gets our message.
+      else logger.warn('the painting upstream refused a request', { taskId: id, error })
       await end(id, 'FAILURE', message)
       throw new ApiError(error instanceof ProviderError && error.timeout ? 50400001 : 50200001, `${message}（次数已退回）`)
     }
@@ -317,6 +319,7 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
       } catch (error) {
         const message = error instanceof ProviderError ? error.message : '绘画服务异常，请稍后再试'
         if (!(error instanceof ProviderError)) logger.error('painting submit failed', { taskId, error })
+        else logger.warn('the painting upstream refused a request', { taskId, error })
         await end(taskId, 'FAILURE', message)
         return
       }

@@ -30,8 +30,32 @@ export type Behaviour =
       onDelta?: (index: number, at: number) => void
       /** A keep-alive comment line before the first event. */
       comment?: boolean
+      /** What ends each line (the SSE spec allows all three); `\n` by default. */
+      lineEnd?: '\n' | '\r\n' | '\r'
+      /** Writes each event's CR and the LF after it separately, a little apart, so they arrive in two reads. */
+      splitCrLf?: boolean
+      /** After this many deltas, an error event `data: {"error": …}` instead of the rest, then the end of the response. */
+      errorAfter?: number
+      /** The error object of errorAfter. */
+      error?: unknown
+      /** The Content-Type of the stream; `text/event-stream` by default. */
+      contentType?: string
     }
   | { kind: 'http-error'; status: number; body: unknown }
+  /**
+   * A server that ignores `stream: true`: one `chat.completion` object, as with `stream: false`
+   * (choices[0].message with content and reasoning_content, and the usage).
+   */
+  | {
+      kind: 'completion'
+      content: string
+      reasoning?: string
+      usage?: { prompt_tokens: number; completion_tokens: number }
+      /** `application/json` by default; servers that get it wrong send text/plain or text/event-stream. */
+      contentType?: string
+    }
+  /** Any body with any status and Content-Type (e.g. an error object with status 200). */
+  | { kind: 'raw'; status: number; body: string; contentType?: string }
   /** Accepts the request and never answers. */
   | { kind: 'silent' }
 
@@ -131,13 +155,52 @@ export async function startFakeOpenAi({ apiKey = 'sk-fake-key-123456' }: { apiKe
     const behaviour = choose(record)
     if (behaviour.kind === 'http-error') return json(behaviour.status, behaviour.body)
     if (behaviour.kind === 'silent') return
+    if (behaviour.kind === 'raw') {
+      res.writeHead(behaviour.status, behaviour.contentType === undefined ? {} : { 'Content-Type': behaviour.contentType })
+      res.end(behaviour.body)
+      return
+    }
+    if (behaviour.kind === 'completion') {
+      const usage = behaviour.usage ?? { prompt_tokens: 10, completion_tokens: 1 }
+      res.writeHead(200, { 'Content-Type': behaviour.contentType ?? 'application/json' })
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: 1710000000,
+          model: record.body.model,
+          system_fingerprint: 'fp_fake',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: behaviour.content, ...(behaviour.reasoning === undefined ? {} : { reasoning_content: behaviour.reasoning }) },
+              logprobs: null,
+              finish_reason: 'stop'
+            }
+          ],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
+        })
+      )
+      return
+    }
 
     const model = record.body.model
     const alive = () => !res.destroyed && record.abortedAt === undefined
+    const eol = behaviour.lineEnd ?? '\n'
     let flushed = Promise.resolve()
+    const written = (text: string) => new Promise<void>((resolve) => (alive() ? res.write(text, () => resolve()) : resolve()))
+    const write = (text: string) => {
+      if (alive()) flushed = written(text)
+    }
     const send = (data: unknown) => {
-      if (!alive()) return
-      flushed = new Promise((resolve) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`, () => resolve()))
+      const line = `data: ${typeof data === 'string' ? data : JSON.stringify(data)}`
+      if (!behaviour.splitCrLf) return write(`${line}${eol}${eol}`)
+      // The CR ends one write, the LF starts the next: one line end split across two reads.
+      flushed = flushed.then(async () => {
+        await written(`${line}\r`)
+        await sleep(15)
+        await written('\n\r\n')
+      })
     }
     // A cut connection: what was written reaches the client, then the socket closes without [DONE].
     const cut = async () => {
@@ -146,10 +209,10 @@ export async function startFakeOpenAi({ apiKey = 'sk-fake-key-123456' }: { apiKe
       res.destroy()
     }
     if (behaviour.hold) await behaviour.hold
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
+    res.writeHead(200, { 'Content-Type': behaviour.contentType ?? 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
     res.flushHeaders()
     if (behaviour.firstByteDelayMs) await sleep(behaviour.firstByteDelayMs)
-    if (behaviour.comment) res.write(': keep-alive\n\n')
+    if (behaviour.comment) write(`: keep-alive${eol}${eol}`)
     send(completionChunk(model, { role: 'assistant', content: '' }))
     const deltas = [
       ...(behaviour.reasoning ?? []).map((text) => ({ reasoning_content: text })),
@@ -158,6 +221,7 @@ export async function startFakeOpenAi({ apiKey = 'sk-fake-key-123456' }: { apiKe
     for (const [index, delta] of deltas.entries()) {
       if (behaviour.cutAfter !== undefined && index >= behaviour.cutAfter) return cut()
       if (behaviour.hangAfter !== undefined && index >= behaviour.hangAfter) return
+      if (behaviour.errorAfter !== undefined && index >= behaviour.errorAfter) break
       if (behaviour.delayMs) await sleep(behaviour.delayMs)
       if (!alive()) return
       send(completionChunk(model, delta))
@@ -165,12 +229,20 @@ export async function startFakeOpenAi({ apiKey = 'sk-fake-key-123456' }: { apiKe
     }
     if (behaviour.cutAfter !== undefined) return cut()
     if (behaviour.hangAfter !== undefined) return
+    if (behaviour.errorAfter !== undefined) {
+      // As gateways do when their upstream fails after the headers went out: an error event, then the end.
+      send({ error: behaviour.error })
+      await flushed
+      res.end()
+      return
+    }
     send(completionChunk(model, {}, 'stop'))
     if (behaviour.usage !== null) {
       const usage = behaviour.usage ?? { prompt_tokens: 10, completion_tokens: deltas.length }
       send({ ...completionChunk(model, {}), choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })
     }
     send('[DONE]')
+    if (behaviour.splitCrLf) await flushed
     res.end()
   }
 

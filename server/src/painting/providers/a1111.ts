@@ -110,7 +110,7 @@ export function createA1111(options: A1111Options): PaintingProvider {
           const body = (await res.json()) as { detail?: unknown; error?: unknown; errors?: unknown }
           detail = [body.error, body.detail, body.errors].filter((x) => typeof x === 'string' && x !== '').join('：')
         } catch {}
-        throw new ProviderError(`Stable Diffusion 出错（HTTP ${res.status}${detail ? `，${detail.slice(0, 200)}` : ''}）`)
+        throw new ProviderError(`Stable Diffusion 出错（HTTP ${res.status}），请稍后再试`, false, detail.slice(0, 2000))
       }
       let body: Txt2ImgResponse
       try {

@@ -88,9 +88,11 @@ export interface PaintingProvider {
 export class ProviderError extends Error {
   constructor(
     message: string,
-    readonly timeout = false
+    readonly timeout = false,
+    /** The upstream's own words, for the server log only: users never see an upstream's text. */
+    readonly detail?: string
   ) {
-    super(message)
+    super(message, detail ? { cause: detail } : undefined)
     this.name = 'ProviderError'
   }
 }
