@@ -119,14 +119,19 @@ describe.each(kinds)('%s event bus', (kind) => {
 
     const controls: ControlMessage[] = []
     const listening = a.onControl((m) => controls.push(m))
-    // A stop sent on node B reaches node A, where the generation runs.
+    // A stop sent on node B reaches node A, where the generation runs; so does a revocation,
+    // whose sessions' streams every node closes.
     await b.control({ type: 'stop', stream: 'acc-1:req-1' })
-    await waitUntil(() => controls.length === 1)
-    expect(controls).toEqual([{ type: 'stop', stream: 'acc-1:req-1' }])
+    await b.control({ type: 'revoke', sessionIds: [7, 8] })
+    await waitUntil(() => controls.length === 2)
+    expect(controls).toEqual([
+      { type: 'stop', stream: 'acc-1:req-1' },
+      { type: 'revoke', sessionIds: [7, 8] }
+    ])
     listening.close()
     await b.control({ type: 'stop', stream: 'x' })
     await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(controls).toHaveLength(1)
+    expect(controls).toHaveLength(2)
   })
 
   it('keeps a stream for the retention time after its last event, then forgets it', async () => {

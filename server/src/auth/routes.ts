@@ -9,6 +9,7 @@ import { clientAddress } from '../http/client-address.js'
 import { fields, literalNumber, oneOf } from '../http/fields.js'
 import { findAccountByPhone, findOrCreateAccount } from './accounts.js'
 import { type Phone, requirePhone } from './phone.js'
+import { announceRevoked } from './session-streams.js'
 import { createSession, type Platform, revokeAccountSessions, revokeSession } from './sessions.js'
 import { checkCode, consumeCode } from './sms-codes.js'
 import type { SendCode } from './sms-sender.js'
@@ -23,6 +24,10 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
   const tag = 'auth'
   const allowlisted = (p: Phone) => config.loginWithoutCodePhones.some((a) => a.enCode === p.enCode && a.phone === p.phone)
   const address = (c: AppContext) => clientAddress(c, config.trustProxy)
+  // Once the revocation committed: the streams opened with those sessions close on every node. A
+  // failed publish does not undo the logout; the bus logs its own failures, and each node's
+  // periodic check of its open streams' sessions closes them instead (auth/session-streams.ts).
+  const closeStreams = (sessionIds: number[]) => announceRevoked(api.bus, sessionIds).catch(() => {})
 
   /** Consumes the checked code (if any), finds or creates the account and opens a session, atomically. */
   async function logIn(phone: Phone, platform: Platform, codeId: number | undefined) {
@@ -99,6 +104,7 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
     { tag, summary: 'Revoke the token of this request', body: z.object({}), auth: true, message: '已退出登录，期待您再次回来' },
     async ({ auth }) => {
       await revokeSession(db, auth.sessionId, 'logout', now())
+      await closeStreams([auth.sessionId])
       return null
     }
   )
@@ -143,8 +149,8 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
     async ({ body, auth }) => {
       const phone = await newPhoneFor(auth.account.id, auth.account, body.enCode, body.phone)
       const codeId = await checkCode(db, phone, 'MODIFY_PHONE', body.code, now())
-      try {
-        return await db.transaction(async (tx) => {
+      const { revoked, login } = await db
+        .transaction(async (tx) => {
           const t = now()
           await consumeCode(tx, codeId, t)
           await tx
@@ -154,15 +160,18 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
           // Every session of the account ends, this one included: whoever knew the old number
           // must not stay logged in. The caller proved the new number just now, so it gets a
           // fresh token in the answer and the browser stays logged in without a second login.
-          await revokeAccountSessions(tx, auth.account.id, 'phone-change', t)
+          const revoked = await revokeAccountSessions(tx, auth.account.id, 'phone-change', t)
           const accessToken = await createSession(tx, auth.account.id, auth.platform, t)
-          return { accessToken, accountId: auth.account.id, phone: phone.phone }
+          return { revoked, login: { accessToken, accountId: auth.account.id, phone: phone.phone } }
         })
-      } catch (error) {
-        // Another account took the number between the check above and this update.
-        if (isUniqueViolation(error)) throw new ApiError(50011009, PHONE_TAKEN)
-        throw error
-      }
+        .catch((error: unknown) => {
+          // Another account took the number between the check above and this update.
+          if (isUniqueViolation(error)) throw new ApiError(50011009, PHONE_TAKEN)
+          throw error
+        })
+      // By id, not by account: the session just created for the answer keeps its streams.
+      await closeStreams(revoked)
+      return login
     }
   )
 }

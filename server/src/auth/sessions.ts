@@ -11,6 +11,8 @@ export interface AuthInfo {
   sessionId: number
   platform: Platform
   account: Account
+  /** Epoch ms; an open stream ends at its first heartbeat after it (auth/session-streams.ts). */
+  expiresAt: number
 }
 
 export async function createSession(db: Db | Tx, accountId: string, platform: Platform, now: number): Promise<string> {
@@ -40,7 +42,12 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   if (!row) throw new ApiError(50011005, '登录已过期，请重新登录')
   if (row.session.revokedAt) throw new ApiError(50011006, '登录状态已失效，请重新登录')
   if (row.session.expiresAt.getTime() <= now) throw new ApiError(50011005, '登录已过期，请重新登录')
-  return { sessionId: row.session.id, platform: row.session.platform as Platform, account: row.account }
+  return {
+    sessionId: row.session.id,
+    platform: row.session.platform as Platform,
+    account: row.account,
+    expiresAt: row.session.expiresAt.getTime()
+  }
 }
 
 export async function revokeSession(db: Db | Tx, sessionId: number, reason: RevokeReason, now: number): Promise<void> {
@@ -50,9 +57,12 @@ export async function revokeSession(db: Db | Tx, sessionId: number, reason: Revo
     .where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt)))
 }
 
-export async function revokeAccountSessions(db: Db | Tx, accountId: string, reason: RevokeReason, now: number): Promise<void> {
-  await db
+/** Returns the ids of the sessions it ended that had not expired yet: their open streams must close (announceRevoked). */
+export async function revokeAccountSessions(db: Db | Tx, accountId: string, reason: RevokeReason, now: number): Promise<number[]> {
+  const rows = await db
     .update(sessions)
     .set({ revokedAt: new Date(now), revokeReason: reason })
     .where(and(eq(sessions.accountId, accountId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id, expiresAt: sessions.expiresAt })
+  return rows.filter((r) => r.expiresAt.getTime() > now).map((r) => r.id)
 }

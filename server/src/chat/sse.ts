@@ -1,4 +1,6 @@
 import { and, eq } from 'drizzle-orm'
+import { createSessionStreams, type SessionStreams } from '../auth/session-streams.js'
+import type { AuthInfo } from '../auth/sessions.js'
 import { type ChatMessage, chatMessages } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import type { StreamEvent } from '../events/bus.js'
@@ -43,6 +45,8 @@ export function sseResponse(options: {
   /** Open streams, so a shutdown can end them. */
   open: Set<{ close(): void }>
   logger: Logger
+  /** The session that opened the stream: its revocation or expiry ends the stream (auth/session-streams.ts). */
+  session?: { streams: SessionStreams; auth: AuthInfo }
   setup: (sink: SseSink, onClose: (fn: () => void) => void) => Promise<{ onHeartbeat?: () => void } | void>
 }): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>
@@ -100,7 +104,13 @@ export function sseResponse(options: {
     }
   })
   options.open.add(sink)
+  const { session } = options
+  // Registered before setup follows anything, so a revocation is never missed (see SessionStreams).
+  // The stream just closes, without a final event: the client reconnects, as after any drop,
+  // and hears 50011006 (or 50011005) in the envelope — or continues, if it holds a new token by then.
+  if (session) cleanups.push(session.streams.add(session.auth, () => sink.close()))
   heartbeat = setInterval(() => {
+    if (session?.streams.expired(session.auth)) return sink.close()
     write(': ping\n\n')
     onHeartbeat?.()
   }, options.heartbeatMs)
@@ -141,6 +151,8 @@ export function replayFromRow(sink: SseSink, row: ChatMessage, afterId: number):
 
 export function registerSseRoutes(api: Api, runtime: ChatRuntime, logger: Logger): void {
   const { db } = api
+  // Revocations reach it over the bus's control channel (auth/routes.ts announces them).
+  const streams = createSessionStreams({ bus: api.bus, db, now: api.now, logger })
   const streamPath = `${CHAT_BASE}/sse/subscribe/:requestId`
   const accountPath = `${CHAT_BASE}/sse/subscribe`
   api.docs.push(
@@ -182,6 +194,7 @@ export function registerSseRoutes(api: Api, runtime: ChatRuntime, logger: Logger
       heartbeatMs: runtime.heartbeatMs,
       open: runtime.subscribers,
       logger,
+      session: { streams, auth },
       async setup(sink, onClose) {
         let last = afterId
         let heard = false
@@ -232,6 +245,7 @@ export function registerSseRoutes(api: Api, runtime: ChatRuntime, logger: Logger
       heartbeatMs: runtime.heartbeatMs,
       open: runtime.subscribers,
       logger,
+      session: { streams, auth },
       async setup(sink, onClose) {
         let id = 0
         const sub = await runtime.bus.subscribe(auth.account.id, (event, data) => sink.send(++id, event, data))

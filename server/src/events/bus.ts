@@ -42,8 +42,11 @@ export interface AccountListener {
   (event: string, data: string): void
 }
 
-/** Requests for the node that runs a job, wherever it is. */
-export type ControlMessage = { type: 'stop'; stream: string }
+/**
+ * Requests for the node that runs a job, wherever it is (`stop`), and for every node (`revoke`:
+ * close the open streams of these sessions, which were just revoked; auth/session-streams.ts).
+ */
+export type ControlMessage = { type: 'stop'; stream: string } | { type: 'revoke'; sessionIds: number[] }
 
 export interface BusStats {
   /** Stream followers currently attached on this node. */
