@@ -10,7 +10,9 @@ import type { Db } from './db/database.js'
 import { ApiError, envelope, SYSTEM_ERROR_MESSAGE } from './errors.js'
 import { createMemoryBus } from './events/memory-bus.js'
 import type { Api, App, AppEnv } from './http/api.js'
+import { drainBody } from './http/drain-body.js'
 import { buildOpenApi } from './http/openapi.js'
+import { checkPath } from './http/path-check.js'
 import { PUT_PREFIX as UPLOAD_PUT_PREFIX } from './images/index.js'
 import { cors, noStore, securityHeaders } from './http/security.js'
 import { staticSite } from './http/static-site.js'
@@ -73,12 +75,17 @@ export function createApp(deps: AppDeps): App {
     jobs: deps.jobs ?? createMemoryQueue({ logger })
   }
 
+  // Outermost: whatever answers, a body left unread is read before the answer goes out (keep-alive).
+  app.use(drainBody)
   app.use(requestId())
   app.use(securityHeaders)
   // From 256 bytes: the small lazy chunks of the embed (e.g. the 0.9 KB markdown component) go out gzip too.
   app.use(compress({ threshold: 256 }))
   app.use('/api/*', cors(config.corsOrigins), noStore)
   app.use('/config/*', cors(config.corsOrigins))
+  // Path parameters are checked once for all routes, before any of them runs (its refusals still get
+  // the headers above: CORS, nosniff, no-store).
+  app.use(checkPath)
   const jsonBodyLimit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {

@@ -174,7 +174,8 @@ describe('GET /files/{key}', () => {
       '/files/IMAGES/2026/01/a.png'
     ]) {
       const res = await ctx.h.app.request(path)
-      expect(res.status, path).toBe(404)
+      // An escaped `..` is refused for every route by the path check (http/path-check.ts), as a 400.
+      expect(res.status, path).toBe(path.includes('..%2f') ? 400 : 404)
       expect(await res.text(), path).not.toContain('secret')
     }
   })

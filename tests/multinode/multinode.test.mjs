@@ -4,44 +4,21 @@
 // (npm run test:multinode builds the server first). Without DATABASE_URL, REDIS_URL or nginx the
 // file is skipped, unless MULTINODE_REQUIRED=1 (CI), when that is a failure.
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
+import { freePort, nginxBin, sleep, startNginx as startNginxIn, startNode as spawnNode, until } from './helpers.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const { DATABASE_URL, REDIS_URL } = process.env
-const nginxBin = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p))
 const missing = [!DATABASE_URL && 'DATABASE_URL', !REDIS_URL && 'REDIS_URL', !nginxBin && 'nginx'].filter(Boolean)
 if (missing.length && process.env.MULTINODE_REQUIRED === '1') throw new Error(`multi-node test needs ${missing.join(', ')}`)
 const skip = missing.length ? `needs ${missing.join(', ')}` : false
 
 const LEASE_MS = 1500
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-
-async function freePort() {
-  const srv = createServer()
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r))
-  const { port } = srv.address()
-  await new Promise((r) => srv.close(r))
-  return port
-}
-
-async function until(check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`)
-    await sleep(50)
-  }
-}
 
 // ---- the cluster --------------------------------------------------------------------------
 
@@ -81,52 +58,15 @@ function nodeEnv(port) {
 }
 
 async function startNode(name, port) {
-  const started = Date.now()
-  const child = spawn(process.execPath, [join(root, 'server/dist/main.js')], { env: nodeEnv(port), stdio: ['ignore', 'pipe', 'pipe'] })
-  const node = { name, port, url: `http://127.0.0.1:${port}`, child, out: '', exit: undefined }
-  child.stdout.setEncoding('utf8')
-  child.stderr.setEncoding('utf8')
-  child.stdout.on('data', (chunk) => {
-    node.out += chunk
-    for (const line of chunk.split('\n')) if (line.startsWith('[sms]')) smsLines.push(line)
+  return spawnNode(name, port, nodeEnv(port), {
+    onSpawn: (node) => (nodes[name] = node),
+    onLine: (line) => {
+      if (line.startsWith('[sms]')) smsLines.push(line)
+    }
   })
-  child.stderr.on('data', (chunk) => (node.out += chunk))
-  node.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((node.exit = { code, signal }))))
-  nodes[name] = node
-  await until(() => node.out.includes('Lingxi is running at') || node.exit, 30_000, `${name} to start`)
-  if (node.exit) throw new Error(`${name} did not start:\n${node.out}`)
-  node.startMs = Date.now() - started
-  return node
 }
 
-function startNginx(ports, port) {
-  const conf = readFileSync(join(root, 'deploy/nginx.conf'), 'utf8')
-  const dir = join(work, 'nginx')
-  mkdirSync(join(dir, 'tmp'), { recursive: true })
-  let i = 0
-  const text = conf
-    .split('\n')
-    .map((line) => {
-      if (!line.includes('# test:')) return line
-      const indent = line.match(/^\s*/)[0]
-      const kind = line.split('# test:')[1].trim()
-      if (kind === 'pid') return `${indent}pid ${join(dir, 'nginx.pid')};`
-      if (kind === 'error_log') return `${indent}error_log ${join(dir, 'error.log')} warn;`
-      if (kind === 'access_log') return `${indent}access_log ${join(dir, 'access.log')};`
-      if (kind === 'temp') return line.replace(/\/var\/cache\/nginx\/(\w+)/, `${join(dir, 'tmp')}/$1`).replace('# test: temp', '')
-      if (kind === 'node') return line.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${ports[i++]}`)
-      if (kind === 'listen') return `${indent}listen 127.0.0.1:${port};`
-      return line
-    })
-    .join('\n')
-  assert.equal(i, ports.length, 'deploy/nginx.conf names one `# test: node` line per node')
-  const file = join(dir, 'nginx.conf')
-  writeFileSync(file, text)
-  const check = spawnSync(nginxBin, ['-t', '-p', dir, '-c', file], { encoding: 'utf8' })
-  assert.equal(check.status, 0, `nginx -t: ${check.stderr}`)
-  const child = spawn(nginxBin, ['-p', dir, '-c', file, '-g', 'daemon off; master_process on;'], { stdio: ['ignore', 'inherit', 'inherit'] })
-  return child
-}
+const startNginx = (ports, port) => startNginxIn(join(work, 'nginx'), ports, port)
 
 // ---- clients ------------------------------------------------------------------------------
 
