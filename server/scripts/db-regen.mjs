@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 
-const KEEP = 2 // 0000_init, 0001_chat are released; never regenerated
+const KEEP = 3 // 0000_init, 0001_chat, 0002_tools are released; never regenerated
 const name = process.argv[2] ?? 'tools'
 const dir = new URL('../drizzle/', import.meta.url)
 const journalFile = new URL('meta/_journal.json', dir)

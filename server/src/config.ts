@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import { parsePhone, type Phone } from './auth/phone.js'
@@ -34,6 +35,11 @@ export interface Config {
    * long lost its node; every node's sweep ends it (interrput, keeping what was streamed).
    */
   chatLeaseMs: number
+  /**
+   * This node's name, saved on the replies it generates; a node that restarts under the same name
+   * ends its own orphans at once instead of waiting for their lease. Default: hostname:port.
+   */
+  nodeId: string
   /** The frontend build (dist/ with cdn/ and site/); served when the folder exists. */
   staticRoot: string
   production: boolean
@@ -269,6 +275,7 @@ const envSchema = z.object({
   ),
   CHAT_DEMO_DELAY_MS: count('CHAT_DEMO_DELAY_MS', 25),
   CHAT_LEASE_MS: count('CHAT_LEASE_MS', 15_000).refine((ms) => ms >= 300, 'CHAT_LEASE_MS must be at least 300'),
+  NODE_ID: z.string().trim().max(200).optional(),
   MJ_PROXY_URL: optionalUrl('MJ_PROXY_URL', ['http:', 'https:']),
   MJ_API_SECRET: z.string().optional(),
   MJ_NOTIFY_SECRET: z.string().optional(),
@@ -348,6 +355,43 @@ export function normalizeOpenAiBase(url: string): string {
   return url.trim().replace(/\/+$/, '').replace(/\/v1$/, '')
 }
 
+/**
+ * Every secret the configuration holds, so the logger can scrub them (an upstream may echo its
+ * key in an error body, a library may put a URL with its password in an error). A new secret
+ * setting belongs in this list.
+ */
+export function configuredSecrets(config: Config): string[] {
+  const password = (url: string | undefined) => {
+    try {
+      const p = url ? new URL(url).password : ''
+      return p ? [p, decodeURIComponent(p)] : []
+    } catch {
+      return []
+    }
+  }
+  // A1111_AUTH is user:pass; the password may also show up alone.
+  const auth = config.painting.a1111?.auth
+  const pay = config.wechat.pay
+  const secrets = [
+    config.chat.openai?.apiKey,
+    config.music.sunoApiKey,
+    config.painting.mjProxy?.apiSecret,
+    config.painting.notifySecret,
+    auth,
+    auth?.includes(':') ? auth.slice(auth.indexOf(':') + 1) : undefined,
+    config.sms.httpToken,
+    config.storage.s3?.secretAccessKey,
+    config.storage.uploadSecret,
+    config.wechat.oauth?.appSecret,
+    pay?.apiKey,
+    // The passphrase defaults to the merchant id, which is no secret and is part of every bill number.
+    pay?.cert && 'passphrase' in pay.cert && pay.cert.passphrase !== pay.mchId ? pay.cert.passphrase : undefined,
+    ...password(config.databaseUrl),
+    ...password(config.redisUrl)
+  ]
+  return [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim() !== ''))]
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
@@ -422,6 +466,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       demoDelayMs: e.CHAT_DEMO_DELAY_MS
     },
     chatLeaseMs: e.CHAT_LEASE_MS,
+    nodeId: e.NODE_ID || `${hostname()}:${e.PORT}`,
     storage: { s3, uploadSecret: e.UPLOAD_SECRET?.trim() || undefined },
     painting: {
       mjProxy: e.MJ_PROXY_URL ? { baseUrl: e.MJ_PROXY_URL.replace(/\/+$/, ''), apiSecret: e.MJ_API_SECRET?.trim() || undefined } : undefined,

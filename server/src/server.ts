@@ -4,17 +4,18 @@ import type { AddressInfo } from 'node:net'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from './app.js'
 import { type ChatRuntime, createChat, seedRoles } from './chat/index.js'
-import { type Config, loadConfig } from './config.js'
+import { type Config, configuredSecrets, loadConfig } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import type { EventBus } from './events/bus.js'
 import { createEventBus } from './events/index.js'
+import { answerClientError } from './http/client-error.js'
 import type { Kv } from './kv/kv.js'
 import { createKv } from './kv/index.js'
 import { createJobQueue, type JobQueue } from './jobs/index.js'
 import { createHot } from './hot/index.js'
 import type { MusicRuntime } from './music/index.js'
 import type { OrdersRuntime } from './orders/index.js'
-import { createConsoleLogger, type Logger } from './logger.js'
+import { createConsoleLogger, type Logger, redactingLogger } from './logger.js'
 import type { PaintingRuntime } from './painting/index.js'
 import { createSmsProvider } from './sms/index.js'
 import type { SmsProvider } from './sms/provider.js'
@@ -41,7 +42,8 @@ function hostForUrl(host: string): string {
 /** Opens the database, migrates, listens; prints `Lingxi is running at <url>` as its first line. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = options.config ?? loadConfig()
-  const logger = options.logger ?? createConsoleLogger()
+  // Every configured secret is scrubbed from every log line, whichever logger writes them.
+  const logger = options.logger ? redactingLogger(options.logger, configuredSecrets(config)) : createConsoleLogger({ config })
 
   let database: Database | undefined
   let kv: Kv | undefined
@@ -59,8 +61,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     chat = createChat({ db: database.db, config, bus, logger })
     jobs = createJobQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     // Nothing generates yet in this process: a reply still streaming was cut off by the last stop.
-    // On a shared database other nodes may be generating: only replies whose lease ran out.
-    swept = await chat.sweep(config.databaseUrl ? { staleMs: config.chatLeaseMs } : {})
+    // On a shared database other nodes may be generating: only replies whose lease ran out, and
+    // this node's own (under its NODE_ID), which died with its last run — no need to wait for them.
+    swept = await chat.sweep(config.databaseUrl ? { staleMs: config.chatLeaseMs, own: true } : {})
   } catch (error) {
     await chat?.close().catch(() => {})
     await jobs?.close().catch(() => {})
@@ -102,6 +105,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   if (paintingSwept) logger.warn('painting tasks left running by the previous run were marked FAILURE', { count: paintingSwept })
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
+  // What Node's parser refuses (a raw control character in the path) is answered with the envelope too.
+  server.on('clientError', answerClientError)
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

@@ -1,9 +1,76 @@
-import { and, eq, sql } from 'drizzle-orm'
-import type { Db } from '../db/database.js'
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import type { Db, Tx } from '../db/database.js'
 import { accounts, balanceLog, type ChatMessage, chatMessages } from '../db/schema.js'
+import { ApiError } from '../errors.js'
+import { answerReserve } from './context.js'
+import type { ModelEntry } from './models.js'
 import type { FinalStatus } from './wire.js'
 
 export const OUT_OF_TOKENS_MESSAGE = '对话额度已用完，请充值后再试'
+
+/**
+ * A reply is never cut shorter than this by a small balance: below it, the send is refused
+ * instead of producing a stub of an answer.
+ */
+export const MIN_ANSWER_TOKENS = 64
+
+/** Usage beyond this is not believed, whatever the upstream says (the longest contexts are ~2M). */
+export const MAX_USAGE_TOKENS = 10_000_000
+
+export interface Hold {
+  /** Tokens taken from the balance for this reply. */
+  held: number
+  /**
+   * The answer's length limit when the hold is less than the full estimate (the balance ran
+   * short): the reply stops where the balance ends instead of being generated for free.
+   */
+  maxTokens: number | undefined
+}
+
+const ceil = (n: number) => Math.max(0, Math.ceil(n - 1e-9))
+
+/**
+ * Holds (reserves) a reply's estimated cost before anything goes upstream, in the caller's
+ * transaction, under the account row's lock: the prompt plus the longest answer the model may
+ * give. When the balance is less, the whole balance is held and the answer is limited to what it
+ * pays for; when it cannot pay for the prompt and a short answer, the send is refused (40200001).
+ * Concurrent sends each hold their own share, so together they can never spend more than there is.
+ */
+export async function holdTokens(tx: Tx, accountId: string, model: Pick<ModelEntry, 'price' | 'contextLength' | 'maxTokens'>, promptTokens: number): Promise<Hold> {
+  const answer = answerReserve(model)
+  const promptCost = promptTokens * model.price.input
+  const estimate = ceil(promptCost + answer * model.price.output)
+  const minimum = Math.max(1, ceil(promptCost + Math.min(MIN_ANSWER_TOKENS, answer) * model.price.output))
+  const [account] = await tx.select({ tokens: accounts.tokens }).from(accounts).where(eq(accounts.id, accountId)).for('update')
+  const balance = account?.tokens ?? 0
+  if (balance <= 0) throw new ApiError(40200001, OUT_OF_TOKENS_MESSAGE)
+  if (balance < minimum) throw new ApiError(40200001, `对话额度不足：这次提问至少需要 ${minimum}，剩余 ${balance}，请充值后再试`)
+  const held = Math.min(balance, estimate)
+  await tx
+    .update(accounts)
+    .set({ tokens: sql`${accounts.tokens} - ${held}` })
+    .where(eq(accounts.id, accountId))
+  const capped = held < estimate && model.price.output > 0
+  return { held, maxTokens: capped ? Math.max(1, Math.floor((held - promptCost) / model.price.output)) : undefined }
+}
+
+/**
+ * Tokens held by the account's replies still being generated. The balance log's `balance` counts
+ * them as the account's own (they are, until settled): so each row is the previous row's balance
+ * plus its amount, however many replies run at once. Call under the account row's lock.
+ */
+export async function heldTokens(tx: Tx, accountId: string): Promise<number> {
+  const [row] = await tx
+    .select({ held: sql<string | number | null>`sum(${chatMessages.held})` })
+    .from(chatMessages)
+    .where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.status, 'streaming')))
+  return Number(row?.held ?? 0)
+}
+
+/** Locks account rows (in id order, so two transactions never wait on each other in a circle). */
+async function lockAccounts(tx: Tx, ids: string[]): Promise<void> {
+  for (const id of [...new Set(ids)].sort()) await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, id)).for('update')
+}
 
 export interface ReplyOutcome {
   replyId: string
@@ -16,7 +83,7 @@ export interface ReplyOutcome {
   promptTokens: number
   completionTokens: number
   contentTokens: number
-  /** usage × price, rounded up. */
+  /** What the reply costs under the charging policy (see docs/chat-wire.md): usage × price, or 0. */
   cost: number
   /** The balance log's reason, e.g. "对话：灵犀演示模型（离线）". */
   reason: string
@@ -24,21 +91,23 @@ export interface ReplyOutcome {
 }
 
 /**
- * Saves a reply's final state and charges for it in one transaction. Only a reply still
- * `streaming` is finished, so a reply is charged once whatever races it (stop, shutdown, sweep).
- * The charge is at most the balance: an account never goes below zero, and the log says when
- * less than the cost was taken. Returns undefined when the reply had already been finished.
+ * Saves a reply's final state and settles its hold in one transaction: the cost is charged from
+ * what was held (never more: the account never pays what it did not reserve, and never goes below
+ * zero), the rest goes back to the balance, and a charge gets its balance-log line. Only a reply
+ * still `streaming` is finished, so a reply is settled once whatever races it (stop, shutdown,
+ * sweep). Returns undefined when the reply had already been finished.
  */
 export async function finishReply(db: Db, o: ReplyOutcome): Promise<ChatMessage | undefined> {
   return db.transaction(async (tx) => {
-    let charged = 0
-    let balance = 0
-    if (o.cost > 0) {
-      // The row lock serialises concurrent charges of one account.
-      const [account] = await tx.select({ tokens: accounts.tokens }).from(accounts).where(eq(accounts.id, o.accountId)).for('update')
-      charged = Math.max(0, Math.min(account?.tokens ?? 0, o.cost))
-      balance = (account?.tokens ?? 0) - charged
-    }
+    // Account first, then the reply: the order every writer of holds keeps.
+    await lockAccounts(tx, [o.accountId])
+    const [current] = await tx
+      .select({ held: chatMessages.held })
+      .from(chatMessages)
+      .where(and(eq(chatMessages.id, o.replyId), eq(chatMessages.status, 'streaming')))
+      .for('update')
+    if (!current) return undefined
+    const charged = Math.min(current.held, o.cost)
     const [row] = await tx
       .update(chatMessages)
       .set({
@@ -52,21 +121,22 @@ export async function finishReply(db: Db, o: ReplyOutcome): Promise<ChatMessage 
         completionTokens: o.completionTokens,
         cost: o.cost,
         charged,
+        held: 0,
         updatedAt: o.at
       })
       .where(and(eq(chatMessages.id, o.replyId), eq(chatMessages.status, 'streaming')))
       .returning()
     if (!row) return undefined
+    const back = current.held - charged
+    const [account] = back > 0
+      ? await tx.update(accounts).set({ tokens: sql`${accounts.tokens} + ${back}` }).where(eq(accounts.id, o.accountId)).returning({ tokens: accounts.tokens })
+      : await tx.select({ tokens: accounts.tokens }).from(accounts).where(eq(accounts.id, o.accountId))
     if (charged > 0) {
-      await tx
-        .update(accounts)
-        .set({ tokens: sql`${accounts.tokens} - ${charged}` })
-        .where(eq(accounts.id, o.accountId))
       await tx.insert(balanceLog).values({
         accountId: o.accountId,
         kind: 'tokens',
         amount: -charged,
-        balance,
+        balance: (account?.tokens ?? 0) + (await heldTokens(tx, o.accountId)),
         reason: charged < o.cost ? `${o.reason}（余额不足，应扣 ${o.cost}）` : o.reason,
         createdAt: o.at
       })
@@ -75,8 +145,50 @@ export async function finishReply(db: Db, o: ReplyOutcome): Promise<ChatMessage 
   })
 }
 
+/**
+ * Ends streaming replies that no generation will finish (their node is gone, or they are about to
+ * be deleted) as interrput, free of charge, and gives their holds back — in the caller's
+ * transaction. `set` adds fields to save (e.g. the text a sweep recovered). Returns the rows ended.
+ */
+export async function endStreaming(tx: Tx, where: SQL, at: Date, set: Partial<typeof chatMessages.$inferInsert> = {}): Promise<ChatMessage[]> {
+  const streaming = and(where, eq(chatMessages.status, 'streaming'))
+  const owners = await tx.selectDistinct({ accountId: chatMessages.accountId }).from(chatMessages).where(streaming)
+  if (owners.length === 0) return []
+  await lockAccounts(tx, owners.map((o) => o.accountId))
+  const held = await tx
+    .select({ id: chatMessages.id, accountId: chatMessages.accountId, held: chatMessages.held })
+    .from(chatMessages)
+    .where(streaming)
+    .for('update')
+  if (held.length === 0) return []
+  const rows = await tx
+    .update(chatMessages)
+    .set({ status: 'interrput', promptTokens: 0, completionTokens: 0, cost: 0, charged: 0, held: 0, updatedAt: at, ...set })
+    .where(and(streaming, inArray(chatMessages.id, held.map((h) => h.id))))
+    .returning()
+  const ended = new Set(rows.map((r) => r.id))
+  const back = new Map<string, number>()
+  for (const h of held) if (ended.has(h.id) && h.held > 0) back.set(h.accountId, (back.get(h.accountId) ?? 0) + h.held)
+  for (const [accountId, tokens] of back) {
+    await tx.update(accounts).set({ tokens: sql`${accounts.tokens} + ${tokens}` }).where(eq(accounts.id, accountId))
+  }
+  return rows
+}
+
 /** Total cost of a reply's usage at the model's price, in whole tokens of allowance. */
 export function costOf(usage: { promptTokens: number; completionTokens: number }, price: { input: number; output: number }): number {
   // The epsilon keeps float noise (0.1 × 30 = 3.0000000000000004) from adding a token.
-  return Math.max(0, Math.ceil(usage.promptTokens * price.input + usage.completionTokens * price.output - 1e-9))
+  return Math.min(Number.MAX_SAFE_INTEGER, ceil(usage.promptTokens * price.input + usage.completionTokens * price.output))
+}
+
+/**
+ * The upstream's usage if it is believable: whole, non-negative, bounded numbers, and not zero
+ * completion tokens for a reply that has text. Undefined otherwise (the caller counts the text).
+ */
+export function validUsage(usage: { promptTokens: unknown; completionTokens: unknown } | undefined, produced: boolean): { promptTokens: number; completionTokens: number } | undefined {
+  if (!usage) return undefined
+  const ok = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= MAX_USAGE_TOKENS
+  if (!ok(usage.promptTokens) || !ok(usage.completionTokens)) return undefined
+  if (produced && usage.completionTokens === 0) return undefined
+  return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }
 }

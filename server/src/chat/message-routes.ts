@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../db/errors.js'
 import { ApiError } from '../errors.js'
 import { type Api, defineRoute } from '../http/api.js'
 import { idField, pageFields } from '../http/fields.js'
-import { OUT_OF_TOKENS_MESSAGE } from './accounting.js'
+import { endStreaming, type Hold, holdTokens, OUT_OF_TOKENS_MESSAGE } from './accounting.js'
 import { answerReserve, buildContext, countTokens } from './context.js'
 import { findReplyByRequest, loadHistory, requireMessage, requireTopic, REQUEST_NOT_FOUND, toMessage } from './repo.js'
 import type { ChatRuntime } from './runtime.js'
@@ -72,8 +72,11 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime): void {
     const at = new Date(now())
     const requestId = input.requestId ?? randomUUID()
     const replyId = randomUUID()
+    let hold!: Hold
     try {
       await db.transaction(async (tx) => {
+        // The reply's cost is reserved before anything goes upstream: sends beyond the balance are refused.
+        hold = await holdTokens(tx, accountId, model, context.promptTokens)
         await input.write(tx, {
           id: replyId,
           accountId,
@@ -84,6 +87,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime): void {
           requestId,
           parentId: input.parentId,
           model: model.id,
+          held: hold.held,
+          nodeId: runtime.nodeId,
           createdAt: at,
           updatedAt: at
         })
@@ -105,7 +110,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime): void {
       model,
       messages: context.messages,
       promptTokens: context.promptTokens,
-      temperature: topic.temperature
+      temperature: topic.temperature,
+      hold
     })
     return { requestId, messageId: input.parentId, replyId }
   }
@@ -197,6 +203,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime): void {
         requestId: body.requestId,
         parentId: parent.id,
         async write(tx, next) {
+          // Stopped above; should it still be streaming (its node did not answer), its hold goes back.
+          await endStreaming(tx, eq(chatMessages.id, reply.id), next.createdAt as Date)
           await tx.delete(chatMessages).where(eq(chatMessages.id, reply.id))
           await tx.insert(chatMessages).values(next)
         }
@@ -243,7 +251,11 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime): void {
     async ({ body, auth }) => {
       const message = await requireMessage(db, auth.account.id, body.messageId)
       if (message.status === 'streaming' && message.requestId) await runtime.stop(auth.account.id, message.requestId)
-      await db.delete(chatMessages).where(and(eq(chatMessages.id, message.id), eq(chatMessages.accountId, auth.account.id)))
+      const mine = and(eq(chatMessages.id, message.id), eq(chatMessages.accountId, auth.account.id))!
+      await db.transaction(async (tx) => {
+        await endStreaming(tx, mine, new Date(now()))
+        await tx.delete(chatMessages).where(mine)
+      })
       return null
     }
   )
@@ -255,7 +267,11 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime): void {
     async ({ body, auth }) => {
       const topic = await requireTopic(db, auth.account.id, body.topicId)
       await stopTopicReplies(api, runtime, auth.account.id, topic.id)
-      await db.delete(chatMessages).where(eq(chatMessages.topicId, topic.id))
+      // A reply sent meanwhile is deleted too; its hold goes back first.
+      await db.transaction(async (tx) => {
+        await endStreaming(tx, eq(chatMessages.topicId, topic.id), new Date(now()))
+        await tx.delete(chatMessages).where(eq(chatMessages.topicId, topic.id))
+      })
       return null
     }
   )

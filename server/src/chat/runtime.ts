@@ -1,11 +1,11 @@
-import { and, eq, lt } from 'drizzle-orm'
+import { and, eq, lt, or } from 'drizzle-orm'
 import type { ChatSettings } from '../config.js'
 import type { Db } from '../db/database.js'
 import { type ChatMessage, chatMessages } from '../db/schema.js'
 import { SYSTEM_ERROR_MESSAGE } from '../errors.js'
 import type { EventBus, Subscription } from '../events/bus.js'
 import type { Logger } from '../logger.js'
-import { costOf, finishReply } from './accounting.js'
+import { costOf, endStreaming, finishReply, validUsage } from './accounting.js'
 import { countTokens } from './context.js'
 import type { ChatModels, ModelEntry, ProviderKind } from './models.js'
 import { createDemoProvider } from './providers/demo.js'
@@ -23,7 +23,13 @@ export interface GenerationJob {
   /** Prompt tokens counted locally, for when the upstream reports no usage. */
   promptTokens: number
   temperature: number
+  /** What holdTokens reserved: the answer is limited to `maxTokens` when the balance ran short. */
+  hold: { held: number; maxTokens: number | undefined }
 }
+
+/** Why a generation was aborted: the user's stop is charged for what was shown; a shutdown is not. */
+export const STOPPED_BY_USER = 'stopped-by-user'
+export const STOPPED_BY_SHUTDOWN = 'stopped-by-shutdown'
 
 export interface ChatRuntimeOptions {
   db: Db
@@ -47,6 +53,11 @@ export interface ChatRuntimeOptions {
    * and untouched for longer than this has lost its node (see sweep's staleMs).
    */
   leaseMs?: number
+  /**
+   * This node's name, saved on the replies it generates: at start a node ends its own orphans at
+   * once (they died with its last run), and leaves other nodes' to their leases.
+   */
+  nodeId?: string
 }
 
 interface Running {
@@ -65,6 +76,8 @@ export interface ChatRuntime {
   bus: EventBus
   models: ChatModels
   heartbeatMs: number
+  /** Saved as node_id on the replies this node generates. */
+  nodeId: string | null
   /** Starts generating a reply whose row exists with status streaming; runs whether or not anyone listens. */
   start(job: GenerationJob): void
   /** Stops a reply's generation, wherever it runs, and waits until the reply has its final status. */
@@ -72,9 +85,11 @@ export interface ChatRuntime {
   /**
    * Replies left `streaming` by a previous process are marked interrput (run at start); returns how many.
    * With `staleMs` (several nodes on one database), only replies no node has touched for that long
-   * (their node died): each keeps everything the bus still holds of what was streamed.
+   * (their node died), plus this node's own (with `own`: at start, they died with its last run).
+   * Each keeps everything the bus still holds of what was streamed; nothing is charged, and the
+   * hold goes back.
    */
-  sweep(options?: { staleMs?: number }): Promise<number>
+  sweep(options?: { staleMs?: number; own?: boolean }): Promise<number>
   /** The lease of running generations (see ChatRuntimeOptions.leaseMs). */
   leaseMs: number
   /** Open SSE responses (the SSE routes keep it); ended on close. */
@@ -97,6 +112,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const flushBytes = options.flushBytes ?? 2048
   const stopWaitMs = options.stopWaitMs ?? 3000
   const leaseMs = options.leaseMs ?? 15_000
+  const nodeId = options.nodeId ?? null
   const running = new Map<string, Running>()
   const subscribers = new Set<{ close(): void }>()
   let closing = false
@@ -109,7 +125,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
             baseUrl: settings.openai.baseUrl,
             apiKey: settings.openai.apiKey,
             firstByteTimeoutMs: settings.firstByteTimeoutMs,
-            idleTimeoutMs: settings.idleTimeoutMs
+            idleTimeoutMs: settings.idleTimeoutMs,
+            logger
           })
         }
       : {}),
@@ -117,7 +134,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   }
 
   const control: Subscription = bus.onControl((message) => {
-    if (message.type === 'stop') running.get(message.stream)?.controller.abort()
+    if (message.type === 'stop') running.get(message.stream)?.controller.abort(STOPPED_BY_USER)
   })
 
   let busFailed = false
@@ -148,6 +165,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     let content = ''
     let thinking = ''
     let usage: { promptTokens: number; completionTokens: number } | undefined
+    // A short balance limits the answer to what it pays for (the upstream gets max_tokens).
+    const model = job.hold.maxTokens === undefined ? job.model : { ...job.model, maxTokens: Math.min(job.hold.maxTokens, job.model.maxTokens ?? Infinity) }
 
     // The growing reply reaches the database at a bounded rate; writes never overlap.
     let pending = 0
@@ -184,11 +203,12 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     let status: FinalStatus = 'complete'
     let errorCode: number | null = null
     let errorMessage: string | null = null
+    let stoppedByUser = false
     try {
       const provider = providers[job.model.provider]
       if (!provider) throw new ProviderError('upstream', `模型「${job.model.name}」的服务没有配置`)
       for await (const chunk of provider.stream({
-        model: job.model,
+        model,
         messages: job.messages,
         temperature: job.temperature,
         signal: controller.signal
@@ -213,6 +233,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     } catch (error) {
       if (controller.signal.aborted) {
         status = STOPPED
+        stoppedByUser = controller.signal.reason !== STOPPED_BY_SHUTDOWN
       } else if (error instanceof ProviderError) {
         status = error.kind === 'timeout' ? 'timeout' : 'error'
         errorCode = error.kind === 'timeout' ? 50400001 : 50200001
@@ -227,28 +248,75 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     if (timer) clearTimeout(timer)
     clearInterval(lease)
     await writes
+    await finish(job, { status, content, thinking, errorCode, errorMessage, usage, stoppedByUser })
+  }
 
-    // A reply that produced nothing costs nothing; otherwise the upstream's usage, or our own count.
+  /**
+   * The charging policy (docs/chat-wire.md, "What a reply costs"): the user pays for text they were
+   * given and chose to have — a complete reply, or what was shown before their own stop. A reply
+   * that ends by a fault (the upstream failed or cut it off, it timed out, the server shut down or
+   * died) costs nothing, whatever it showed; so does a reply that produced nothing.
+   */
+  async function finish(
+    job: GenerationJob,
+    end: {
+      status: FinalStatus
+      content: string
+      thinking: string
+      errorCode: number | null
+      errorMessage: string | null
+      usage: { promptTokens: number; completionTokens: number } | undefined
+      stoppedByUser: boolean
+    }
+  ): Promise<void> {
+    const { status, content, thinking } = end
     const produced = content !== '' || thinking !== ''
-    const contentTokens = await countTokens(content)
-    const counted = produced
-      ? (usage ?? { promptTokens: job.promptTokens, completionTokens: contentTokens + (await countTokens(thinking)) })
-      : { promptTokens: 0, completionTokens: 0 }
-    const finished = await finishReply(db, {
-      replyId: job.replyId,
-      accountId: job.accountId,
-      status,
-      content,
-      thinking,
-      errorCode,
-      errorMessage,
-      promptTokens: counted.promptTokens,
-      completionTokens: counted.completionTokens,
-      contentTokens,
-      cost: costOf(counted, job.model.price),
-      reason: `对话：${job.model.name}`,
-      at: new Date(now())
-    })
+    const at = new Date(now())
+    let finished: ChatMessage | undefined
+    try {
+      const contentTokens = await countTokens(content)
+      const upstream = status === 'complete' ? validUsage(end.usage, produced) : undefined
+      if (end.usage && status === 'complete' && !upstream) {
+        logger.warn('the upstream reported an unbelievable usage; the reply is billed by its own count', { usage: end.usage, replyId: job.replyId, model: job.model.id })
+      }
+      const counted = upstream ?? { promptTokens: produced ? job.promptTokens : 0, completionTokens: produced ? contentTokens + (await countTokens(thinking)) : 0 }
+      const billable = produced && (status === 'complete' || (status === STOPPED && end.stoppedByUser))
+      const cost = billable ? costOf(counted, job.model.price) : 0
+      finished = await finishReply(db, {
+        replyId: job.replyId,
+        accountId: job.accountId,
+        status,
+        content,
+        thinking,
+        errorCode: end.errorCode,
+        errorMessage: end.errorMessage,
+        promptTokens: counted.promptTokens,
+        completionTokens: counted.completionTokens,
+        contentTokens,
+        cost,
+        reason: status === 'complete' ? `对话：${job.model.name}` : `对话（已停止）：${job.model.name}`,
+        at
+      })
+    } catch (error) {
+      // Accounting failed: the reply must still end, keep its text and give its hold back (free).
+      logger.error('settling a reply failed; it ends as an error, free of charge', { error, replyId: job.replyId })
+      try {
+        ;[finished] = await db.transaction((tx) =>
+          endStreaming(tx, eq(chatMessages.id, job.replyId), at, {
+            status: 'error',
+            content,
+            thinking: thinking === '' ? null : thinking,
+            errorCode: 50000000,
+            errorMessage: SYSTEM_ERROR_MESSAGE
+          })
+        )
+      } catch (again) {
+        // The database is gone: subscribers still get an end; the row is left to the next sweep.
+        logger.error('ending a reply failed; the next sweep ends it', { error: again, replyId: job.replyId })
+        await emit(job, 'error', { status: 'error', code: 50000000, message: SYSTEM_ERROR_MESSAGE, messageId: job.replyId }, true)
+        return
+      }
+    }
     // Saved and charged first; only then the final event.
     if (finished) await emitTerminal(job.accountId, finished)
   }
@@ -265,13 +333,11 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     clearTimeout(timer)
   }
 
-  /** Ends a reply that no generation here owns (its node is gone): interrput, nothing charged. */
+  /** Ends a reply that no generation here owns (its node is gone): interrput, nothing charged, the hold given back. */
   async function endOrphan(accountId: string, requestId: string): Promise<void> {
-    const [row] = await db
-      .update(chatMessages)
-      .set({ status: STOPPED, promptTokens: 0, completionTokens: 0, cost: 0, charged: 0, updatedAt: new Date(now()) })
-      .where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.requestId, requestId), eq(chatMessages.status, 'streaming')))
-      .returning()
+    const [row] = await db.transaction((tx) =>
+      endStreaming(tx, and(eq(chatMessages.accountId, accountId), eq(chatMessages.requestId, requestId))!, new Date(now()))
+    )
     if (row) await emitTerminal(accountId, row)
   }
 
@@ -298,6 +364,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   return {
     bus,
     models,
+    nodeId,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     leaseMs,
     subscribers,
@@ -305,7 +372,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     start(job) {
       const key = streamKey(job.accountId, job.requestId)
       const controller = new AbortController()
-      if (closing) controller.abort()
+      if (closing) controller.abort(STOPPED_BY_SHUTDOWN)
       const done = generate(job, controller)
         .catch((error: unknown) => logger.error('chat generation could not be saved', { error, replyId: job.replyId }))
         .finally(() => {
@@ -318,7 +385,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       const key = streamKey(accountId, requestId)
       const local = running.get(key)
       if (local) {
-        local.controller.abort()
+        local.controller.abort(STOPPED_BY_USER)
         await waitFor(local.done, stopWaitMs)
         return
       }
@@ -339,10 +406,12 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     async sweep(sweepOptions = {}) {
       const cutoff = sweepOptions.staleMs === undefined ? undefined : new Date(now() - sweepOptions.staleMs)
       const streaming = eq(chatMessages.status, 'streaming')
+      const stale = cutoff ? lt(chatMessages.updatedAt, cutoff) : undefined
+      const mine = sweepOptions.own && nodeId !== null ? eq(chatMessages.nodeId, nodeId) : undefined
       const candidates = await db
         .select()
         .from(chatMessages)
-        .where(cutoff ? and(streaming, lt(chatMessages.updatedAt, cutoff)) : streaming)
+        .where(stale ? and(streaming, mine ? or(stale, mine) : stale) : streaming)
       let swept = 0
       for (const candidate of candidates) {
         // Generations of this process are alive (their lease keeps them out of a stale sweep anyway).
@@ -351,18 +420,15 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         const streamed = candidate.requestId ? await streamedText(candidate.accountId, candidate.requestId) : undefined
         const content = streamed && streamed.content.length > candidate.content.length ? streamed.content : candidate.content
         const thinking = streamed && streamed.thinking.length > (candidate.thinking ?? '').length ? streamed.thinking : candidate.thinking
-        const [row] = await db
-          .update(chatMessages)
-          .set({ status: STOPPED, content, thinking, promptTokens: 0, completionTokens: 0, cost: 0, charged: 0, updatedAt: new Date(now()) })
-          .where(
-            and(
-              eq(chatMessages.id, candidate.id),
-              streaming,
-              // Touched since it was read: its node is alive after all.
-              eq(chatMessages.updatedAt, candidate.updatedAt)
-            )
+        const [row] = await db.transaction((tx) =>
+          endStreaming(
+            tx,
+            // Touched since it was read: its node is alive after all.
+            and(eq(chatMessages.id, candidate.id), eq(chatMessages.updatedAt, candidate.updatedAt))!,
+            new Date(now()),
+            { content, thinking }
           )
-          .returning()
+        )
         if (!row) continue
         swept++
         if (!row.requestId) continue
@@ -388,7 +454,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
 
     async close() {
       closing = true
-      for (const r of running.values()) r.controller.abort()
+      for (const r of running.values()) r.controller.abort(STOPPED_BY_SHUTDOWN)
       await this.idle()
       control.close()
       for (const sink of [...subscribers]) sink.close()

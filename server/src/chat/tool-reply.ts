@@ -4,7 +4,7 @@ import type { AuthInfo } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
 import { chatMessages, chatTopics } from '../db/schema.js'
 import { ApiError } from '../errors.js'
-import { OUT_OF_TOKENS_MESSAGE } from './accounting.js'
+import { type Hold, holdTokens, OUT_OF_TOKENS_MESSAGE } from './accounting.js'
 import { buildContext, countTokens } from './context.js'
 import type { ChatRuntime } from './runtime.js'
 
@@ -56,7 +56,10 @@ export async function startToolReply(input: {
   const messageId = randomUUID()
   const replyId = randomUUID()
   const requestId = randomUUID()
+  let hold!: Hold
   await db.transaction(async (tx) => {
+    // Reserved like a chat send: refused before anything goes upstream when the balance cannot pay.
+    hold = await holdTokens(tx, accountId, model, context.promptTokens)
     if (!existing) {
       await tx.insert(chatTopics).values({
         id: topicId,
@@ -84,6 +87,8 @@ export async function startToolReply(input: {
       requestId,
       parentId: messageId,
       model: model.id,
+      held: hold.held,
+      nodeId: runtime.nodeId,
       createdAt: at,
       updatedAt: at
     })
@@ -96,7 +101,8 @@ export async function startToolReply(input: {
     model,
     messages: context.messages,
     promptTokens: context.promptTokens,
-    temperature: existing?.temperature ?? site.defaultTemperature
+    temperature: existing?.temperature ?? site.defaultTemperature,
+    hold
   })
   return { requestId, messageId, replyId, topicId }
 }

@@ -5,6 +5,7 @@ import { chatMessages, chatRoles, chatTopics } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { type Api, defineRoute } from '../http/api.js'
 import { idField, literalNumber, optionalText, requiredText } from '../http/fields.js'
+import { endStreaming } from './accounting.js'
 import { countTokens } from './context.js'
 import type { ModelEntry } from './models.js'
 import { requireTopic, toTopic } from './repo.js'
@@ -189,7 +190,11 @@ export function registerTopicRoutes(api: Api, runtime: ChatRuntime): void {
     async ({ body, auth }) => {
       const topic = await requireTopic(db, auth.account.id, body.topicId)
       await stopTopicReplies(api, runtime, auth.account.id, topic.id)
-      await db.delete(chatTopics).where(and(eq(chatTopics.id, topic.id), eq(chatTopics.accountId, auth.account.id)))
+      // A reply sent meanwhile goes with the topic; its hold goes back first.
+      await db.transaction(async (tx) => {
+        await endStreaming(tx, eq(chatMessages.topicId, topic.id), new Date(api.now()))
+        await tx.delete(chatTopics).where(and(eq(chatTopics.id, topic.id), eq(chatTopics.accountId, auth.account.id)))
+      })
       return null
     }
   )

@@ -199,12 +199,20 @@ export const chatMessages = pgTable(
     errorCode: integer('error_code'),
     errorMessage: text('error_message'),
     /** Tokens of `content` (gpt-tokenizer), so history trimming need not count old messages again. */
-    contentTokens: integer('content_tokens'),
-    promptTokens: integer('prompt_tokens'),
-    completionTokens: integer('completion_tokens'),
-    /** usage × price; `charged` is what was taken (less when the balance ran out). */
+    contentTokens: bigint('content_tokens', { mode: 'number' }),
+    // bigint: an upstream's usage is validated, but a column that cannot overflow is the last line of defence.
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }),
+    /** usage × price; `charged` is what was taken (at most `held`). */
     cost: bigint('cost', { mode: 'number' }),
     charged: bigint('charged', { mode: 'number' }),
+    /**
+     * Tokens taken from the account when the reply started (the estimate of its cost, or the whole
+     * balance when that was less); the reply's end charges from it and gives the rest back.
+     */
+    held: bigint('held', { mode: 'number' }).notNull().default(0),
+    /** The node generating a streaming reply: a node that restarts ends its own orphans at once. */
+    nodeId: text('node_id'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull()
   },
@@ -213,7 +221,10 @@ export const chatMessages = pgTable(
     uniqueIndex('chat_messages_request_unique').on(t.accountId, t.requestId),
     index('chat_messages_streaming_idx').on(t.status).where(sql`${t.status} = 'streaming'`),
     check('chat_messages_role_check', sql`${t.role} in ('user', 'assistant', 'system')`),
-    check('chat_messages_status_check', sql`${t.status} in ('streaming', 'complete', 'error', 'interrput', 'timeout')`)
+    check('chat_messages_status_check', sql`${t.status} in ('streaming', 'complete', 'error', 'interrput', 'timeout')`),
+    check('chat_messages_held_check', sql`${t.held} >= 0`),
+    // Only a reply being generated holds tokens: every way a reply ends gives its hold back.
+    check('chat_messages_held_streaming_check', sql`${t.held} = 0 or ${t.status} = 'streaming'`)
   ]
 )
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
+import { heldTokens } from '../chat/accounting.js'
 import type { Db } from '../db/database.js'
 import { accounts, type BalanceKind, balanceLog, type RechargeCard, rechargeCards, rechargeLog } from '../db/schema.js'
 import { ApiError } from '../errors.js'
@@ -104,7 +105,8 @@ export async function redeemCard(db: Db, accountId: string, plain: string, at: D
     if (!account) throw new ApiError(40400001, '账号不存在')
     const reason = `充值卡 ${card.codeMask}`
     const entries: { kind: BalanceKind; amount: number; balance: number }[] = [
-      { kind: 'tokens', amount: card.tokens, balance: account.tokens },
+      // Tokens held by replies being generated are still the account's (see heldTokens).
+      { kind: 'tokens', amount: card.tokens, balance: account.tokens + (await heldTokens(tx, accountId)) },
       { kind: 'mj', amount: card.mjCount, balance: account.mjCount },
       { kind: 'suno', amount: card.sunoCount, balance: account.sunoCount }
     ]

@@ -1,3 +1,4 @@
+import { loadTokenizer } from '../context.js'
 import type { ChatChunk, ChatProvider, ChatRequest } from './provider.js'
 
 /** FNV-1a, for a seed that depends only on the question. */
@@ -118,11 +119,21 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-/** The offline demo model: streams demoReply at a reading pace. Usage is counted by the caller. */
+/**
+ * The offline demo model: streams demoReply at a reading pace. Usage is counted by the caller.
+ * Like a real upstream it honours max_tokens (the model's maxTokens): the reply stops there.
+ */
 export function createDemoProvider({ delayMs }: { delayMs: number }): ChatProvider {
   return {
-    async *stream({ messages, signal }) {
+    async *stream({ model, messages, signal }) {
+      const limit = model.maxTokens
+      const tokenizer = limit === undefined ? undefined : await loadTokenizer()
+      let used = 0
       for (const text of demoChunks(messages)) {
+        if (tokenizer && limit !== undefined) {
+          used += tokenizer.countTokens(text)
+          if (used > limit) return
+        }
         if (delayMs > 0) await sleep(delayMs, signal)
         else if (signal.aborted) throw signal.reason
         yield { type: 'content', text } satisfies ChatChunk
