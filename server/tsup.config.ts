@@ -10,6 +10,8 @@ export default defineConfig({
   sourcemap: true,
   // Dependencies stay in node_modules (PGlite ships WASM files beside its code).
   skipNodeModulesBundle: true,
+  // …except the workspace's shared source, which is not published: it is bundled in.
+  noExternal: [/^@lingxi\/shared(\/|$)/],
   splitting: true,
   silent: true
 })

@@ -1,7 +1,10 @@
 import { type Config, ConfigError, loadConfig } from './config.js'
+import { readBalances } from './allowances/ledger.js'
 import {
+  ALLOWANCES,
   AdminError,
   type CardRow,
+  cardFlags,
   createRechargeCards,
   formatPhone,
   grantPermissions,
@@ -25,7 +28,7 @@ Usage:
   lingxi-admin revoke <phone|accountId> <CODE...> take permission codes away
   lingxi-admin state <phone|accountId> 0|1        0: expired (no tools), 1: valid
   lingxi-admin allowlist                          how to let phones log in without a code
-  lingxi-admin cards create --tokens N --mj N --suno N --count N [--expires-days N]
+  lingxi-admin cards create ${cardFlags()} --count N [--expires-days N]
                                                   create recharge cards; prints the codes (once)
   lingxi-admin cards list                         every card: masked code, amounts, status
 ${ORDERS_HELP}
@@ -50,15 +53,16 @@ function describe(account: Account): string {
   return `${account.id}  ${formatPhone(account)}  state ${account.state}  permissions ${account.permissionCodes.join(',') || '(none)'}`
 }
 
-function table(rows: Account[]): string[] {
-  const header = ['ID', 'PHONE', 'STATE', 'TOKENS', 'MJ', 'SUNO', 'CREATED', 'PERMISSIONS']
+/** A column per allowance kind, named by its id (TOKENS, MJ, SUNO, …). */
+const kindColumns = () => ALLOWANCES.kinds.map((k) => k.id.toUpperCase())
+
+function table(rows: Account[], balances: Map<string, Map<string, number>>): string[] {
+  const header = ['ID', 'PHONE', 'STATE', ...kindColumns(), 'CREATED', 'PERMISSIONS']
   const cells = rows.map((a) => [
     a.id,
     formatPhone(a),
     String(a.state),
-    String(a.tokens),
-    String(a.mjCount),
-    String(a.sunoCount),
+    ...ALLOWANCES.kinds.map((k) => String(balances.get(a.id)?.get(k.id) ?? 0)),
     a.createdAt.toISOString().slice(0, 19).replace('T', ' '),
     a.permissionCodes.join(',')
   ])
@@ -68,13 +72,11 @@ function table(rows: Account[]): string[] {
 
 function cardTable(rows: CardRow[]): string[] {
   const day = (d: Date | null) => (d ? d.toISOString().slice(0, 19).replace('T', ' ') : '-')
-  const header = ['CODE', 'TOKENS', 'MJ', 'SUNO', 'CREATED', 'EXPIRES', 'STATUS']
+  const header = ['CODE', ...kindColumns(), 'CREATED', 'EXPIRES', 'STATUS']
   const now = Date.now()
   const cells = rows.map((c) => [
     c.codeMask,
-    String(c.tokens),
-    String(c.mjCount),
-    String(c.sunoCount),
+    ...ALLOWANCES.kinds.map((k) => String(c.grants[k.id] ?? 0)),
     day(c.createdAt),
     day(c.expiresAt),
     c.redeemedAt ? `redeemed ${day(c.redeemedAt)} by ${c.redeemedPhone ?? '(deleted account)'}` : c.expiresAt && c.expiresAt.getTime() <= now ? 'expired' : 'unused'
@@ -129,9 +131,12 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
           else throw new AdminError(`Unknown option for list: ${arg}`, 2)
           if (phone === undefined) throw new AdminError('--phone needs a phone number', 2)
         }
-        const rows = await withDatabase(io, (db) => listAccounts(db, phone === undefined ? {} : { phone }))
+        const { rows, balances } = await withDatabase(io, async (db) => {
+          const rows = await listAccounts(db, phone === undefined ? {} : { phone })
+          return { rows, balances: await readBalances(db, rows.map((a) => a.id)) }
+        })
         if (rows.length === 0) io.out(phone === undefined ? 'No accounts yet.' : `No account with phone ${phone}.`)
-        else for (const line of table(rows)) io.out(line)
+        else for (const line of table(rows, balances)) io.out(line)
         return 0
       }
       case 'grant':
@@ -156,7 +161,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
           const options = parseCardOptions(rest)
           const { codes, cards } = await withDatabase(io, (db) => createRechargeCards(db, options))
           const expires = cards[0]?.expiresAt ? `, valid until ${cards[0].expiresAt.toISOString().slice(0, 10)}` : ''
-          io.err(`Created ${codes.length} card(s): ${options.tokens} tokens, ${options.mj} mj, ${options.suno} suno each${expires}.`)
+          const gives = ALLOWANCES.kinds.map((k) => `${options.grants[k.id] ?? 0} ${k.id}`).join(', ')
+          io.err(`Created ${codes.length} card(s): ${gives} each${expires}.`)
           io.err('Only hashes are stored: keep these codes now, they cannot be shown again.')
           for (const code of codes) io.out(code)
           return 0
@@ -167,7 +173,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
           else for (const line of cardTable(rows)) io.out(line)
           return 0
         }
-        throw new AdminError('Usage: lingxi-admin cards create --tokens N --mj N --suno N --count N [--expires-days N] | cards list', 2)
+        throw new AdminError(`Usage: lingxi-admin cards create ${cardFlags()} --count N [--expires-days N] | cards list`, 2)
       }
       case 'orders':
         return await runOrdersCommand(args, io, (run) => withDatabase(io, run))

@@ -2,34 +2,45 @@ import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { compress } from 'hono/compress'
 import { requestId } from 'hono/request-id'
+import { createAllowanceRegistry } from './allowances/registry.js'
 import { registerAuthRoutes } from './auth/routes.js'
 import { createSmsSender } from './auth/sms-sender.js'
-import { type ChatRuntime, createChat, registerChatRoutes } from './chat/index.js'
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
 import { ApiError, envelope, SYSTEM_ERROR_MESSAGE } from './errors.js'
+import type { EventBus } from './events/bus.js'
 import { createMemoryBus } from './events/memory-bus.js'
+import { registerAccountChannel } from './http/account-channel.js'
 import type { Api, App, AppEnv } from './http/api.js'
 import { drainBody } from './http/drain-body.js'
 import { buildOpenApi } from './http/openapi.js'
 import { checkPath } from './http/path-check.js'
-import { PUT_PREFIX as UPLOAD_PUT_PREFIX } from './images/index.js'
 import { cors, noStore, securityHeaders } from './http/security.js'
+import { createEventStreams, type EventStreams } from './http/sse.js'
 import { staticSite } from './http/static-site.js'
+import { createMemoryQueue, type JobQueue } from './jobs/index.js'
 import type { Kv } from './kv/kv.js'
 import type { Logger } from './logger.js'
-import { type PaintingDeps, registerPainting } from './painting/index.js'
+import { MODULES } from './modules/index.js'
+import type { ModuleDeps, ModuleInstance, ToolModule } from './modules/module.js'
 import { registerPermissionRoutes } from './permissions/routes.js'
+import { type ChatRuntime, createChat } from './replies/index.js'
 import { createConfigFiles } from './site/config-files.js'
 import { registerConfigFileRoutes } from './site/routes.js'
 import type { SmsProvider } from './sms/provider.js'
 import { createStorage, type Storage } from './storage/index.js'
-import { registerTools, type ToolsDeps } from './tools/index.js'
-import { createMemoryQueue, type JobQueue } from './jobs/index.js'
+import { registerFileRoutes } from './storage/routes.js'
+import { PUT_PREFIX as UPLOAD_PUT_PREFIX, registerUploadRoutes } from './storage/uploads.js'
 import { registerUserRoutes } from './user/routes.js'
 import { registerWechatLogin } from './wechat/login.js'
 
 export const MAX_BODY_BYTES = 1024 * 1024
+
+type KnownModule = (typeof MODULES)[number]
+/** Per module of the list, by name: what replaces its configured providers and timings (tests). */
+export type ModuleOptions = { [M in KnownModule as M['name']]?: M extends ToolModule<infer O, ModuleInstance> ? O : never }
+/** The modules made for one app, by name. */
+export type ModuleInstances = { [M in KnownModule as M['name']]: ReturnType<M['create']> } & Record<string, ModuleInstance>
 
 export interface AppDeps {
   db: Db
@@ -43,29 +54,49 @@ export interface AppDeps {
   staticRoot?: string
   /** Check handler results against their response schemas (tests). */
   checkResponses?: boolean
-  /** Chat generations, their event bus and models; one on an in-memory bus when absent. */
+  /** The event bus; the chat runtime's when absent, else an in-memory one. */
+  bus?: EventBus
+  /** The chat reply pipeline (generations, models); one on the bus when absent. */
   chat?: ChatRuntime
   /** Files (uploads, generated images and audio); local disk under DATA_DIR when absent. */
   storage?: Storage
   /** Background jobs; an in-process queue when absent (server.ts passes BullMQ when REDIS_URL is set). */
   jobs?: JobQueue
-  /** Painting providers and runtime (demo painter when absent). */
-  painting?: PaintingDeps
-  /** Music, hot news and image-host providers (offline demos when absent). */
-  tools?: ToolsDeps
-  /** Registers more routes before the site fallback (tests add tool routes this way). */
+  /** Comment heartbeat of event streams (default 15 s). */
+  heartbeatMs?: number
+  /** The tools; MODULES when absent (tests add a throwaway one). */
+  modules?: readonly ToolModule<unknown, ModuleInstance>[]
+  /** Replacements for the modules' configured providers and timings, by module name (tests). */
+  moduleOptions?: ModuleOptions
+  /** Registers more routes before the site fallback (tests add routes this way). */
   extend?: (api: Api) => void
 }
 
+export interface ComposedApp {
+  app: App
+  /** The modules made for this app, to sweep, start, resume and close (server.ts) or drive (tests). */
+  modules: ModuleInstances
+  /** The list they were made from, in order. */
+  list: readonly { name: string; instance: ModuleInstance }[]
+  /** Open event streams; closeAll() at shutdown, once the chat replies have ended. */
+  streams: EventStreams
+}
+
 export function createApp(deps: AppDeps): App {
+  return composeApp(deps).app
+}
+
+/** The app: shared middleware and routes, then every module of the list, then the site fallback. */
+export function composeApp(deps: AppDeps): ComposedApp {
   const { config, logger } = deps
   const now = deps.now ?? Date.now
   const app = new Hono<AppEnv>()
   const configFiles = createConfigFiles({ dataDir: config.dataDir, logger })
-  const chat = deps.chat ?? createChat({ db: deps.db, config, bus: createMemoryBus(), logger, now })
+  const bus = deps.bus ?? deps.chat?.bus ?? createMemoryBus()
+  const chat = deps.chat ?? createChat({ db: deps.db, config, bus, logger, now })
   const api: Api = {
     app,
-    bus: chat.bus,
+    bus,
     docs: [],
     db: deps.db,
     now,
@@ -74,6 +105,7 @@ export function createApp(deps: AppDeps): App {
     storage: deps.storage ?? createStorage(config),
     jobs: deps.jobs ?? createMemoryQueue({ logger })
   }
+  const streams = createEventStreams({ bus, db: deps.db, now, logger, ...(deps.heartbeatMs ? { heartbeatMs: deps.heartbeatMs } : {}) })
 
   // Outermost: whatever answers, a body left unread is read before the answer goes out (keep-alive).
   app.use(drainBody)
@@ -92,7 +124,7 @@ export function createApp(deps: AppDeps): App {
       throw new ApiError(40000003, '请求体过大，最大 1 MB')
     }
   })
-  // Signed uploads carry files of up to 10 MB and cap their own size (images/uploads.ts).
+  // Signed uploads carry files of up to 10 MB and cap their own size (storage/uploads.ts).
   app.use('/api/*', (c, next) => (c.req.path.startsWith(UPLOAD_PUT_PREFIX) ? next() : jsonBodyLimit(c, next)))
 
   const sendCode = createSmsSender({
@@ -104,14 +136,42 @@ export function createApp(deps: AppDeps): App {
     hourlyPerPhone: config.sms.hourlyPerPhone,
     hourlyPerIp: config.sms.hourlyPerIp
   })
+  const list: readonly ToolModule<unknown, ModuleInstance>[] = deps.modules ?? MODULES
+  // The allowance kinds are what the modules declare; a kind is added in its module alone.
+  const allowances = createAllowanceRegistry(list, config.start)
+
   registerAuthRoutes(api, config, sendCode)
   registerWechatLogin(api, config)
-  registerUserRoutes(api)
+  registerUserRoutes(api, allowances)
   registerPermissionRoutes(api)
-  registerChatRoutes(api, chat, config, logger)
-  registerPainting(api, deps)
-  // The chat runtime goes along: hot-news interpretations are chat replies.
-  registerTools(api, { ...deps, chat })
+  registerFileRoutes(api, api.storage)
+  registerUploadRoutes(api, { config, kv: deps.kv })
+
+  const codes = (pick: (m: ToolModule<unknown, ModuleInstance>) => readonly string[] | undefined) => [...new Set(list.flatMap((m) => pick(m) ?? []))]
+  registerAccountChannel(api, streams, codes((m) => m.channelCodes))
+  const moduleDeps: ModuleDeps = {
+    config,
+    db: deps.db,
+    kv: deps.kv,
+    logger,
+    now,
+    bus,
+    jobs: api.jobs,
+    storage: api.storage,
+    replies: chat,
+    streams,
+    replyCodes: codes((m) => m.replyCodes),
+    allowances
+  }
+  const made: { name: string; instance: ModuleInstance }[] = []
+  const options = (deps.moduleOptions ?? {}) as Record<string, unknown>
+  for (const module of list) {
+    if (made.some((m) => m.name === module.name)) throw new Error(`two modules are named ${module.name}`)
+    const instance = module.create(moduleDeps, options[module.name])
+    instance.jobs?.(api.jobs)
+    instance.routes(api)
+    made.push({ name: module.name, instance })
+  }
   registerConfigFileRoutes(api, configFiles, {
     // Served as resolved: the env's models merged in, keys never included.
     'chatConfig.json': async () => `${JSON.stringify(await chat.models.read(), null, 2)}\n`,
@@ -153,5 +213,5 @@ export function createApp(deps: AppDeps): App {
     return c.json(envelope(50000000, SYSTEM_ERROR_MESSAGE, null), 500)
   })
 
-  return app
+  return { app, modules: Object.fromEntries(made.map((m) => [m.name, m.instance])) as ModuleInstances, list: made, streams }
 }

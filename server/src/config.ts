@@ -26,7 +26,8 @@ export interface Config {
   }
   /** Review and test accounts that log in without an SMS code. */
   loginWithoutCodePhones: Phone[]
-  start: { tokens: number; mjCount: number; sunoCount: number }
+  /** What a new account starts with, by allowance kind id (the kinds: allowances/registry.ts). */
+  start: Record<string, number>
   defaultPermissions: string[]
   /** How many reverse proxies in front of the server append to X-Forwarded-For (0: trust none). */
   trustProxy: number
@@ -433,7 +434,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       hourlyPerIp: e.SMS_HOURLY_PER_IP
     },
     loginWithoutCodePhones: e.LOGIN_WITHOUT_CODE_PHONES,
-    start: { tokens: e.START_TOKENS, mjCount: e.START_MJ_COUNT, sunoCount: e.START_SUNO_COUNT },
+    start: { tokens: e.START_TOKENS, mj: e.START_MJ_COUNT, suno: e.START_SUNO_COUNT },
     defaultPermissions: e.DEFAULT_PERMISSIONS,
     trustProxy: e.TRUST_PROXY,
     staticRoot: e.STATIC_ROOT?.trim() ? resolve(e.STATIC_ROOT.trim()) : paths.defaultStaticRoot,

@@ -2,21 +2,17 @@ import { existsSync, mkdirSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createAdaptorServer } from '@hono/node-server'
-import { createApp } from './app.js'
-import { type ChatRuntime, createChat, seedRoles } from './chat/index.js'
+import { type AppDeps, type ComposedApp, composeApp } from './app.js'
 import { type Config, configuredSecrets, loadConfig } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import type { EventBus } from './events/bus.js'
 import { createEventBus } from './events/index.js'
 import { answerClientError } from './http/client-error.js'
-import type { Kv } from './kv/kv.js'
-import { createKv } from './kv/index.js'
 import { createJobQueue, type JobQueue } from './jobs/index.js'
-import { createHot } from './hot/index.js'
-import type { MusicRuntime } from './music/index.js'
-import type { OrdersRuntime } from './orders/index.js'
+import { createKv } from './kv/index.js'
+import type { Kv } from './kv/kv.js'
 import { createConsoleLogger, type Logger, redactingLogger } from './logger.js'
-import type { PaintingRuntime } from './painting/index.js'
+import { type ChatRuntime, createChat } from './replies/index.js'
 import { createSmsProvider } from './sms/index.js'
 import type { SmsProvider } from './sms/provider.js'
 
@@ -25,6 +21,8 @@ export interface StartOptions {
   config?: Config
   logger?: Logger
   sms?: SmsProvider
+  /** The tools (default: modules/index.ts); tests add a throwaway one. */
+  modules?: AppDeps['modules']
 }
 
 export interface RunningServer {
@@ -55,7 +53,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     mkdirSync(config.dataDir, { recursive: true })
     database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir, owner: 'server' })
     await database.migrate()
-    await seedRoles(database.db)
     kv = createKv({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     chat = createChat({ db: database.db, config, bus, logger })
@@ -79,35 +76,50 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const queue = jobs!
 
   const staticRoot = existsSync(config.staticRoot) ? config.staticRoot : undefined
-  // Hot-news lists are fetched on their own schedule (started once the server listens).
-  const hot = createHot({ db: db.db, settings: config.hot, now: Date.now, logger })
-  let music: MusicRuntime | undefined
-  let painting: PaintingRuntime | undefined
-  let orders: OrdersRuntime | undefined
-  const app = createApp({
-    db: db.db,
-    config,
-    sms: options.sms ?? createSmsProvider(config.sms),
-    kv: store,
-    logger,
-    chat: runtime,
-    jobs: queue,
-    tools: { hot, music: { onRuntime: (r) => (music = r) }, orders: { onRuntime: (r) => (orders = r) } },
-    painting: { onRuntime: (r) => (painting = r) },
-    ...(staticRoot ? { staticRoot } : {})
-  })
-  // Memory queue: painting tasks this process drew when it last stopped were cut off and end FAILURE
-  // (refunded). BullMQ: their jobs are in Redis, maybe being drawn by another node; nothing ends.
-  const paintingSwept = await painting?.sweep().catch((error: unknown) => {
-    logger.error('painting sweep failed', { error })
-    return 0
-  })
-  if (paintingSwept) logger.warn('painting tasks left running by the previous run were marked FAILURE', { count: paintingSwept })
+  let composed: ComposedApp | undefined
+  /** Each module's step, in list order; a failure is logged and the others go on. */
+  const each = async (step: 'sweep' | 'resume' | 'close', what: string) => {
+    for (const { name, instance } of composed?.list ?? []) {
+      try {
+        const count = await instance[step]?.()
+        if (typeof count === 'number' && count > 0) logger.warn('work the previous run left unfinished was ended', { module: name, count })
+      } catch (error) {
+        logger.error(`${what} failed`, { module: name, error })
+      }
+    }
+  }
+  /** Stops what started, when the server could not. */
+  const abandon = async () => {
+    await runtime.close().catch(() => {})
+    composed?.streams.closeAll()
+    await each('close', 'stopping a module')
+    await queue.close().catch(() => {})
+    await events.close().catch(() => {})
+    await store.close().catch(() => {})
+    await db.close().catch(() => {})
+  }
 
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server
-  // What Node's parser refuses (a raw control character in the path) is answered with the envelope too.
-  server.on('clientError', answerClientError)
+  let server!: Server
   try {
+    composed = composeApp({
+      db: db.db,
+      config,
+      sms: options.sms ?? createSmsProvider(config.sms),
+      kv: store,
+      logger,
+      bus: events,
+      chat: runtime,
+      jobs: queue,
+      ...(options.modules ? { modules: options.modules } : {}),
+      ...(staticRoot ? { staticRoot } : {})
+    })
+    // What the last run left unfinished that nothing will finish (painting on the memory queue: cut
+    // off, refunded); then seed data and schedules. All before the first request.
+    await each('sweep', 'sweeping unfinished work')
+    for (const { instance } of composed.list) await instance.start?.()
+    server = createAdaptorServer({ fetch: composed.app.fetch }) as Server
+    // What Node's parser refuses (a raw control character in the path) is answered with the envelope too.
+    server.on('clientError', answerClientError)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(config.port, config.host, () => {
@@ -116,19 +128,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       })
     })
   } catch (error) {
-    await painting?.close().catch(() => {})
-    await runtime.close().catch(() => {})
-    await queue.close().catch(() => {})
-    await events.close().catch(() => {})
-    await store.close().catch(() => {})
-    await db.close().catch(() => {})
+    await abandon()
     throw error
   }
+  const { streams } = composed
 
   const { port } = server.address() as AddressInfo
   const url = `http://${hostForUrl(config.host)}:${port}`
   console.log(`Lingxi is running at ${url}`)
-  hot.start(queue)
   // Several nodes: whichever survives ends the replies of a node that died mid-stream.
   const orphanSweep = config.databaseUrl
     ? setInterval(() => {
@@ -141,11 +148,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       }, Math.max(250, Math.floor(config.chatLeaseMs / 3)))
     : undefined
   orphanSweep?.unref()
-  // Music requests left unfinished by the last run (or whose jobs Redis lost) are polled again (or end,
-  // refunded, when too old); a request still scheduled keeps its one poll per round.
-  void music?.resume().catch((error: unknown) => logger.error('resuming music requests failed', { error }))
-  // Red packets being paid or followed by the last run (memory queue only; BullMQ keeps them in Redis).
-  void orders?.resume().catch((error: unknown) => logger.error('resuming red packet jobs failed', { error }))
+  // Work the last run left (music polls, red packets): picked up again while requests are served.
+  void each('resume', 'resuming unfinished work')
   if (swept > 0) logger.warn('replies left streaming by the previous run were marked interrput', { count: swept })
   if (!staticRoot) logger.info(`no frontend build at ${config.staticRoot}; serving the API only`)
   if (config.production && config.sms.provider === 'console') {
@@ -160,11 +164,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         clearInterval(orphanSweep)
-        // Replies being generated end as interrput (saved and charged), then open streams end.
+        // Replies being generated end as interrput (saved, their final events sent), then open streams end.
         await runtime.close().catch((error: unknown) => logger.error('stopping chat generations failed', { error }))
-        await music?.close().catch((error: unknown) => logger.error('stopping music polls failed', { error }))
-        await hot.stop().catch((error: unknown) => logger.error('stopping hot news fetches failed', { error }))
-        await painting?.close().catch((error: unknown) => logger.error('stopping painting jobs failed', { error }))
+        streams.closeAll()
+        await each('close', 'stopping a module')
         // Running jobs finish; with BullMQ, waiting and delayed ones stay in Redis for the other nodes.
         await queue.close().catch((error: unknown) => logger.error('closing the job queue failed', { error }))
         server.closeIdleConnections()

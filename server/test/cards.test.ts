@@ -2,8 +2,9 @@ import { eq } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { runAdmin } from '../src/admin.js'
 import { parseCardOptions } from '../src/admin/commands.js'
-import { accounts, balanceLog, rechargeCards, rechargeLog } from '../src/db/schema.js'
-import { generateCardCode, hashCardCode, normaliseCardCode } from '../src/user/cards.js'
+import { balanceLog, rechargeCards, rechargeLog } from '../src/db/schema.js'
+import { generateCardCode, hashCardCode, normaliseCardCode } from '../src/modules/user-center/cards.js'
+import { balancesOf } from './helpers/allowances.js'
 import { useHarness } from './helpers/database-hooks.js'
 
 const ctx = useHarness()
@@ -22,13 +23,7 @@ async function admin(...argv: string[]) {
 
 const redeem = (token: string, cardCode: unknown) => ctx.h.post<any>('/api/v1/user/rechargeCardCode', { cardCode }, { token })
 
-async function balances(accountId: string) {
-  const [row] = await ctx.db.db
-    .select({ tokens: accounts.tokens, mjCount: accounts.mjCount, sunoCount: accounts.sunoCount })
-    .from(accounts)
-    .where(eq(accounts.id, accountId))
-  return row!
-}
+const balances = (accountId: string) => balancesOf(ctx.db.db, accountId)
 
 /** Every kind: the log chains (each balance = previous + amount) and ends at the account's balance. */
 async function expectConsistentLog(accountId: string) {
@@ -61,7 +56,7 @@ describe('card codes', () => {
   })
 
   it('parses the CLI options and refuses nonsense', () => {
-    expect(parseCardOptions(['--tokens', '5000', '--mj=2', '--count', '3', '--expires-days', '30'])).toEqual({ tokens: 5000, mj: 2, suno: 0, count: 3, expiresDays: 30 })
+    expect(parseCardOptions(['--tokens', '5000', '--mj=2', '--count', '3', '--expires-days', '30'])).toEqual({ grants: { tokens: 5000, mj: 2, suno: 0 }, count: 3, expiresDays: 30 })
     for (const bad of [[], ['--tokens', '-1'], ['--tokens', '1.5'], ['--tokens'], ['--bogus', '1'], ['--tokens', '1', '--count', '0'], ['--tokens', '1', '--expires-days', '0']]) {
       expect(() => parseCardOptions(bad), bad.join(' ')).toThrow()
     }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { finishReply } from '../src/chat/accounting.js'
-import { countTokens } from '../src/chat/context.js'
-import { demoChunks, demoReply } from '../src/chat/providers/demo.js'
+import { finishReply } from '../src/replies/accounting.js'
+import { countTokens } from '../src/replies/context.js'
+import { demoChunks, demoReply } from '../src/replies/providers/demo.js'
 import { chatMessages } from '../src/db/schema.js'
 import { type FakeOpenAi, startFakeOpenAi } from './fakes/openai.js'
+import { holdTokens } from './helpers/allowances.js'
 import { chatHelpers, fakeEnv, parseFrames, readAll } from './helpers/chat.js'
 import { useHarness } from './helpers/database-hooks.js'
 import { createHarness } from './helpers/harness.js'
@@ -40,9 +41,14 @@ describe('allowance', () => {
     // Room for two full holds (prompt + 2048 for the answer) and 50 more: too little for a third.
     const start = 2 * (prompt + 2048) + 50
     await chat.setTokens(accountId, start)
-    fake.script({ kind: 'stream', chunks: ['好', '的'], usage: { prompt_tokens: 10, completion_tokens: 5 }, delayMs: 5 })
+    // The replies answer once all six sends are answered: a reply that ended early would give back
+    // what it did not use, and a later send could hold it (what is accepted is the holds' alone).
+    let release!: () => void
+    const hold = new Promise<void>((resolve) => (release = resolve))
+    fake.script({ kind: 'stream', chunks: ['好', '的'], usage: { prompt_tokens: 10, completion_tokens: 5 }, delayMs: 5, hold })
     const topics = await Promise.all(Array.from({ length: 6 }, () => chat.topic(token, { model: 'fake-gpt' })))
     const sent = await Promise.all(topics.map((t) => chat.send(token, t.topicId, '并发')))
+    release()
     expect(sent.map((res) => res.body.code).sort()).toEqual([2000, 2000, 40200001, 40200001, 40200001, 40200001])
     await ctx.h.chat.idle()
     expect(await chat.balance(accountId)).toBe(start - 30)
@@ -61,7 +67,7 @@ describe('allowance', () => {
     const at = new Date()
     const replyId = randomUUID()
     // Held when it started, as every reply is.
-    await chat.setTokens(accountId, 100000 - 8)
+    await holdTokens(ctx.db.db, accountId, 8)
     await ctx.db.db.insert(chatMessages).values({ id: replyId, accountId, topicId: topic.topicId, role: 'assistant', status: 'streaming', requestId: randomUUID(), held: 8, createdAt: at, updatedAt: at })
     const outcome = {
       replyId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { demoReply } from '../src/chat/providers/demo.js'
+import { demoReply } from '../src/replies/providers/demo.js'
 
 const reply = (content: string) => demoReply([{ role: 'user', content }])
 

@@ -6,10 +6,15 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { holdTokens, MIN_ANSWER_TOKENS } from '../src/chat/accounting.js'
-import { countTokens } from '../src/chat/context.js'
-import { createChatRuntime } from '../src/chat/runtime.js'
-import { accounts, balanceLog, chatMessages } from '../src/db/schema.js'
+import { hold } from '../src/allowances/ledger.js'
+import { holdTokens, MIN_ANSWER_TOKENS, TOKENS } from '../src/replies/accounting.js'
+import { countTokens } from '../src/replies/context.js'
+import { createApp } from '../src/app.js'
+import { createChat } from '../src/replies/index.js'
+import { createChatRuntime } from '../src/replies/runtime.js'
+import { createRedisBus } from '../src/events/index.js'
+import { createConsoleSmsProvider } from '../src/sms/console-provider.js'
+import { balanceLog, chatMessages } from '../src/db/schema.js'
 import { type FakeOpenAi, startFakeOpenAi } from './fakes/openai.js'
 import { chatHelpers, fakeEnv, parseFrames, readAll, waitUntil } from './helpers/chat.js'
 import { useHarness } from './helpers/database-hooks.js'
@@ -79,6 +84,41 @@ describe('holds: a reply is paid for before it is generated', () => {
     for (const line of (await chat.log(accountId)).filter((l) => l.reason.startsWith('对话'))) {
       balance += line.amount
       expect(line.balance).toBe(balance)
+    }
+  })
+
+  it('two API nodes on one database (and one Redis with REDIS_URL): 100 sends split between them still cannot spend more than the balance', async () => {
+    const h = ctx.h
+    const bus = h.bus.prefix ? createRedisBus({ url: process.env.REDIS_URL!, prefix: h.bus.prefix }) : h.bus
+    const chatB = createChat({ db: ctx.db.db, config: h.config, bus, logger: h.logger, now: h.clock.now })
+    const appB = createApp({ chat: chatB, db: ctx.db.db, config: h.config, sms: createConsoleSmsProvider(() => {}), kv: h.kv, logger: h.logger, now: h.clock.now })
+    try {
+      const { token, accountId } = await chat.user()
+      const topics = await Promise.all(Array.from({ length: 100 }, () => chat.topic(token, { model: 'fake-gpt' })))
+      const prompt = 7 + (await countTokens('并发'))
+      const start = 9 * (prompt + ANSWER_RESERVE) + 100
+      await chat.setTokens(accountId, start)
+      let release!: () => void
+      const hold = new Promise<void>((resolve) => (release = resolve))
+      fake.script({ kind: 'stream', chunks: ['好', '的'], usage: { prompt_tokens: 12, completion_tokens: 30 }, hold })
+      const upstream = fake.requests.length
+      const send = (i: number) => {
+        const body = JSON.stringify({ topicId: topics[i]!.topicId, content: '并发' })
+        const init = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body }
+        const res = i % 2 === 0 ? h.app.request('/api/v1/ai-chat/topic/message/send', init) : appB.request('/api/v1/ai-chat/topic/message/send', init)
+        return Promise.resolve(res).then(async (r) => (await r.json()) as { code: number })
+      }
+      const sent = await Promise.all(Array.from({ length: 100 }, (_, i) => send(i)))
+      release()
+      expect(sent.filter((r) => r.code === 2000)).toHaveLength(10)
+      expect(sent.filter((r) => r.code === 40200001)).toHaveLength(90)
+      await Promise.all([h.chat.idle(), chatB.idle()])
+      expect(fake.requests.length - upstream).toBe(10)
+      const { charged } = await expectBooksBalance(accountId, start)
+      expect(charged).toBe(420)
+    } finally {
+      await chatB.close()
+      if (bus !== h.bus) await bus.close()
     }
   })
 
@@ -228,7 +268,7 @@ describe('one charging policy for every way a reply ends', () => {
     const replyId = randomUUID()
     const at = new Date()
     await ctx.db.db.transaction(async (tx) => {
-      await tx.update(accounts).set({ tokens: sql`${accounts.tokens} - 500` }).where(eq(accounts.id, accountId))
+      await hold(tx, accountId, TOKENS, 500)
       await tx.insert(chatMessages).values({ id: replyId, accountId, topicId: topic.topicId, role: 'assistant', content: '一半', status: 'streaming', requestId: randomUUID(), held: 500, nodeId: 'dead-node', createdAt: at, updatedAt: at })
     })
     expect(await ctx.h.chat.sweep()).toBe(1)
@@ -246,7 +286,7 @@ describe('a node that restarts ends its own orphans at once', () => {
     const mine = randomUUID()
     const theirs = randomUUID()
     await ctx.db.db.transaction(async (tx) => {
-      await tx.update(accounts).set({ tokens: sql`${accounts.tokens} - 300` }).where(eq(accounts.id, accountId))
+      await hold(tx, accountId, TOKENS, 300)
       for (const [id, nodeId] of [[mine, 'node-a:8787'], [theirs, 'node-b:8787']] as const) {
         await tx.insert(chatMessages).values({ id, accountId, topicId: topic.topicId, role: 'assistant', status: 'streaming', requestId: randomUUID(), held: 150, nodeId, createdAt: at, updatedAt: at })
       }

@@ -1,6 +1,6 @@
 import { asc, count, isNull } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
-import { readRoleSeed, seedRoles } from '../src/chat/roles.js'
+import { readRoleSeed, seedRoles } from '../src/modules/chat/roles.js'
 import { chatRoles, chatRoleTags, chatTags, chatTopics } from '../src/db/schema.js'
 import { chatHelpers } from './helpers/chat.js'
 import { useHarness } from './helpers/database-hooks.js'

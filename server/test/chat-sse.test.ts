@@ -101,8 +101,8 @@ describe('reply streams', () => {
     const { token, requestId } = await started({ kind: 'stream', chunks: CHUNKS, hangAfter: 1 })
     const text = await readAll(await chat.subscribe(token, requestId), (t) => t.includes('\n\n'))
     expect(text).toContain('id: 1')
-    await waitUntil(() => ctx.h.chat.stats().subscribers === 0)
-    expect(ctx.h.chat.stats()).toMatchObject({ subscribers: 0, followers: 0 })
+    await waitUntil(() => ctx.h.stats().subscribers === 0)
+    expect(ctx.h.stats()).toMatchObject({ subscribers: 0, followers: 0 })
 
     const server = createAdaptorServer({ fetch: ctx.h.app.fetch }) as Server
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -120,11 +120,11 @@ describe('reply streams', () => {
       }
       const account = await fetch(`http://127.0.0.1:${port}${CHAT}/sse/subscribe`, { headers: { Authorization: `Bearer ${token}` }, signal: controllers[0]!.signal })
       expect(account.status).toBe(200)
-      await waitUntil(() => ctx.h.chat.stats().subscribers === 6 && ctx.h.chat.stats().accountListeners === 1)
+      await waitUntil(() => ctx.h.stats().subscribers === 6 && ctx.h.chat.stats().accountListeners === 1)
       expect(ctx.h.chat.stats().followers).toBe(5)
       for (const controller of controllers) controller.abort()
-      await waitUntil(() => ctx.h.chat.stats().subscribers === 0)
-      expect(ctx.h.chat.stats()).toMatchObject({ subscribers: 0, followers: 0, accountListeners: 0 })
+      await waitUntil(() => ctx.h.stats().subscribers === 0)
+      expect(ctx.h.stats()).toMatchObject({ subscribers: 0, followers: 0, accountListeners: 0 })
     } finally {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

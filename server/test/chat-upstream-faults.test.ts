@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createOpenAiProvider } from '../src/chat/providers/openai.js'
+import { createOpenAiProvider } from '../src/replies/providers/openai.js'
 import { loadConfig } from '../src/config.js'
 import { createConsoleLogger } from '../src/logger.js'
 import { REDACTED } from '../src/redact.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createSseDataParser } from '../src/chat/providers/sse-lines.js'
+import { createSseDataParser } from '../src/replies/providers/sse-lines.js'
 import { configuredSecrets, loadConfig } from '../src/config.js'
 import { createConsoleLogger, redactingLogger } from '../src/logger.js'
 import { createRedactor, REDACTED } from '../src/redact.js'

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { countTokens } from '../src/chat/context.js'
+import { countTokens } from '../src/replies/context.js'
 import { type FakeOpenAi, startFakeOpenAi } from './fakes/openai.js'
 import { chatHelpers, fakeEnv, parseFrames, readAll } from './helpers/chat.js'
 import { useHarness } from './helpers/database-hooks.js'

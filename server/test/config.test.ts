@@ -17,7 +17,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       sms: { provider: 'console', hourlyPerPhone: 5, hourlyPerIp: 30 },
       loginWithoutCodePhones: [],
-      start: { tokens: 100000, mjCount: 20, sunoCount: 10 },
+      start: { tokens: 100000, mj: 20, suno: 10 },
       defaultPermissions: [
         'AI_TOOLS_CHAT',
         'AI_TOOLS_ROLE',
@@ -69,7 +69,7 @@ describe('loadConfig', () => {
         { enCode: '86', phone: '13900000000' },
         { enCode: '1', phone: '2015550123' }
       ],
-      start: { tokens: 0, mjCount: 1, sunoCount: 2 },
+      start: { tokens: 0, mj: 1, suno: 2 },
       defaultPermissions: ['AI_TOOLS_CHAT'],
       trustProxy: 2,
       staticRoot: '/srv/dist'

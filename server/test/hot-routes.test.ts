@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { accounts, chatMessages, chatTopics } from '../src/db/schema.js'
-import { INTERPRET_TOPIC_NAME } from '../src/hot/interpret.js'
+import { INTERPRET_TOPIC_NAME } from '../src/modules/hot-news/interpret.js'
 import { type FakeDailyHot, startFakeDailyHot } from './fakes/dailyhot.js'
 import { type FakeOpenAi, startFakeOpenAi } from './fakes/openai.js'
 import { chatHelpers, fakeEnv, parseFrames, readAll } from './helpers/chat.js'

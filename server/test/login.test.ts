@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { accounts, balanceLog, sessions } from '../src/db/schema.js'
 import { sha256Hex } from '../src/auth/tokens.js'
+import { balancesOf } from './helpers/allowances.js'
 import { useHarness } from './helpers/database-hooks.js'
 
 const ctx = useHarness({
@@ -45,11 +46,9 @@ describe('login', () => {
       nickName: '灵犀用户8000',
       avatarUrl: '',
       state: 1,
-      tokens: 5000,
-      mjCount: 7,
-      sunoCount: 0,
       permissionCodes: ['AI_TOOLS_CHAT', 'AI_TOOLS_HOT']
     })
+    expect(await balancesOf(ctx.db.db, accountId)).toEqual({ tokens: 5000, mjCount: 7, sunoCount: 0 })
     const log = await ctx.db.db.select().from(balanceLog).where(eq(balanceLog.accountId, accountId))
     expect(log.map(({ kind, amount, balance, reason }) => ({ kind, amount, balance, reason }))).toEqual([
       { kind: 'tokens', amount: 5000, balance: 5000, reason: '新用户赠送' },

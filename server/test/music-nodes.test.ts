@@ -9,9 +9,10 @@ import { accounts, balanceLog, musicSongs, musicTasks } from '../src/db/schema.j
 import { createMemoryBus } from '../src/events/index.js'
 import type { JobQueue } from '../src/jobs/index.js'
 import { createMemoryKv, type Kv } from '../src/kv/index.js'
-import type { Clip, ClipStatus, MusicProvider } from '../src/music/provider.js'
-import { createMusicRuntime, type MusicRuntime, nextRound, POLL_JOB } from '../src/music/runtime.js'
+import type { Clip, ClipStatus, MusicProvider } from '../src/modules/music/provider.js'
+import { createMusicRuntime, type MusicRuntime, nextRound, POLL_JOB } from '../src/modules/music/runtime.js'
 import { createStorage } from '../src/storage/index.js'
+import { ADJUSTED, setBalance } from './helpers/allowances.js'
 import { waitUntil } from './helpers/chat.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
 import { memoryLogger, testClock, testKv } from './helpers/harness.js'
@@ -87,13 +88,14 @@ beforeEach(async () => {
 
 async function account(sunoCount = 3) {
   const id = randomUUID()
-  await database.db.insert(accounts).values({ id, enCode: '86', phone: `138${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`, nickName: '节点', sunoCount, createdAt: new Date(), updatedAt: new Date() })
+  await database.db.insert(accounts).values({ id, enCode: '86', phone: `138${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`, nickName: '节点', createdAt: new Date(), updatedAt: new Date() })
+  await setBalance(database.db, id, 'suno', sunoCount)
   return id
 }
 
 function runtimeOn(jobs: JobQueue, deps: { provider: MusicProvider; kv: Kv; now: () => number; pollMs: number }): MusicRuntime {
   const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'lingxi-music-')) })
-  return createMusicRuntime({
+  const runtime = createMusicRuntime({
     db: database.db,
     storage: createStorage(config),
     bus: createMemoryBus(),
@@ -105,11 +107,15 @@ function runtimeOn(jobs: JobQueue, deps: { provider: MusicProvider; kv: Kv; now:
     pollMs: deps.pollMs,
     jobTimeoutMs: 10 * 60_000
   })
+  runtime.defineJobs(jobs)
+  return runtime
 }
 
 const task = async (taskId: string) => (await database.db.select().from(musicTasks).where(eq(musicTasks.id, taskId)))[0]!
 const songs = (taskId: string) => database.db.select().from(musicSongs).where(eq(musicSongs.taskId, taskId)).orderBy(musicSongs.seq)
-const charges = async (accountId: string) => (await database.db.select({ amount: balanceLog.amount }).from(balanceLog).where(eq(balanceLog.accountId, accountId))).map((r) => r.amount)
+// What the music runtime charged and gave back (the account's starting grant left out).
+const charges = async (accountId: string) =>
+  (await database.db.select({ amount: balanceLog.amount, reason: balanceLog.reason }).from(balanceLog).where(eq(balanceLog.accountId, accountId))).filter((r) => r.reason !== ADJUSTED).map((r) => r.amount)
 
 describe('rounds', () => {
   it('are due pollMs × (round + 1) after the request, whoever schedules them', () => {

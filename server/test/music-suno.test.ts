@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { accounts, files, musicSongs, musicTasks } from '../src/db/schema.js'
+import { balanceOf } from '../src/allowances/ledger.js'
+import { files, musicSongs, musicTasks } from '../src/db/schema.js'
 import { type FakeSuno, fakeMp3, startFakeSuno } from './fakes/suno.js'
+import { setBalance } from './helpers/allowances.js'
 import { chatHelpers, waitUntil } from './helpers/chat.js'
 import { useHarness } from './helpers/database-hooks.js'
 
@@ -22,8 +24,7 @@ const post = <T = any>(path: string, body: unknown, token?: string) =>
   ctx.h.post<T>(`${MUSIC}/${path}`, body, token === undefined ? {} : { token })
 
 async function sunoCount(accountId: string) {
-  const [row] = await ctx.db.db.select({ n: accounts.sunoCount }).from(accounts).where(eq(accounts.id, accountId))
-  return row!.n
+  return (await balanceOf(ctx.db.db, accountId, 'suno')).balance
 }
 const sunoLog = async (accountId: string) => (await chat.log(accountId)).filter((l) => l.kind === 'suno' && l.reason.startsWith('音乐'))
 
@@ -174,7 +175,7 @@ describe('suno-api provider', () => {
 
   it('refuses at zero sunoCount before submitting; concurrent requests never go below zero', async () => {
     const { token, accountId } = await chat.user()
-    await ctx.db.db.update(accounts).set({ sunoCount: 0 }).where(eq(accounts.id, accountId))
+    await setBalance(ctx.db.db, accountId, 'suno', 0)
     const submits = suno.requests.length
     const snap = await ctx.h.snapshot()
     const res = await post('generate', { prompt: '没额度' }, token)
@@ -183,7 +184,7 @@ describe('suno-api provider', () => {
     expect(suno.requests.length).toBe(submits)
     expect(await ctx.h.snapshot()).toEqual(snap)
 
-    await ctx.db.db.update(accounts).set({ sunoCount: 1 }).where(eq(accounts.id, accountId))
+    await setBalance(ctx.db.db, accountId, 'suno', 1)
     const results = await Promise.all([1, 2, 3].map(() => post<any>('generate', { prompt: '抢' }, token)))
     expect(results.map((r) => r.body.code).sort()).toEqual([2000, 40200001, 40200001])
     expect(await sunoCount(accountId)).toBe(0)

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { paintingTasks } from '../src/db/schema.js'
-import type { WireTask } from '../src/painting/wire.js'
+import type { WireTask } from '../src/modules/painting/wire.js'
 import { usePaintingHarness } from './helpers/painting.js'
 
 const MJ = '/api/v1/painting'

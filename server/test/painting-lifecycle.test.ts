@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { paintingTasks } from '../src/db/schema.js'
-import type { WireTask } from '../src/painting/wire.js'
+import type { WireTask } from '../src/modules/painting/wire.js'
 import { waitUntil } from './helpers/chat.js'
 import { drawingGate, usePaintingHarness } from './helpers/painting.js'
 

@@ -1,7 +1,7 @@
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { notifySignature } from '../src/painting/routes.js'
-import type { WireTask } from '../src/painting/wire.js'
+import { notifySignature } from '../src/modules/painting/routes.js'
+import type { WireTask } from '../src/modules/painting/wire.js'
 import { type FakeMidjourneyProxy, startFakeMidjourneyProxy } from './fakes/midjourney-proxy.js'
 import { usePaintingHarness } from './helpers/painting.js'
 

@@ -8,9 +8,10 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { accounts, balanceLog, chatMessages, musicTasks, orderActivities, orderSessions, orders, paintingTasks } from '../src/db/schema.js'
+import { balanceLog, chatMessages, musicTasks, orderActivities, orderSessions, orders, paintingTasks } from '../src/db/schema.js'
 import { knownPermissionCodes } from '../src/permissions/tree.js'
-import { createCards } from '../src/user/cards.js'
+import { createCards } from '../src/modules/user-center/cards.js'
+import { balancesOf, setBalance as setLedgerBalance } from './helpers/allowances.js'
 import { waitUntil } from './helpers/chat.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
 import { createHarness, type Harness } from './helpers/harness.js'
@@ -44,22 +45,16 @@ async function user() {
   return { token: accessToken, accountId }
 }
 
-async function balances(accountId: string) {
-  const [row] = await ctx.db.db
-    .select({ tokens: accounts.tokens, mjCount: accounts.mjCount, sunoCount: accounts.sunoCount })
-    .from(accounts)
-    .where(eq(accounts.id, accountId))
-  return row!
-}
+const balances = (accountId: string) => balancesOf(ctx.db.db, accountId)
 
-/** Sets a balance the way an operator would: changed and logged in one transaction. */
+/**
+ * Sets a balance the way an operator would, through the ledger: to 0, then to the value, each
+ * logged (测试调整), so the test's own rows start after a line even when the value was already there.
+ */
 async function setBalance(accountId: string, field: 'tokens' | 'mjCount' | 'sunoCount', value: number) {
   const kind = field === 'tokens' ? 'tokens' : field === 'mjCount' ? 'mj' : 'suno'
-  await ctx.db.db.transaction(async (tx) => {
-    const [row] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).for('update')
-    await tx.update(accounts).set({ [field]: value }).where(eq(accounts.id, accountId))
-    await tx.insert(balanceLog).values({ accountId, kind, amount: value - row![field], balance: value, reason: '测试调整', createdAt: new Date(ctx.h.clock.now()) })
-  })
+  await setLedgerBalance(ctx.db.db, accountId, kind, 0, new Date(ctx.h.clock.now()))
+  await setLedgerBalance(ctx.db.db, accountId, kind, value, new Date(ctx.h.clock.now()))
 }
 
 /** Every kind of the account's log chains and ends at its balance; returns the rows. */
@@ -173,7 +168,7 @@ describe('card redemption races', () => {
     const people: { token: string; accountId: string }[] = []
     for (let i = 0; i < 10; i++) people.push(await user())
     const before = await Promise.all(people.map((p) => balances(p.accountId)))
-    const { codes: [code] } = await createCards(ctx.db.db, { tokens: 5000, mjCount: 2, sunoCount: 1, count: 1, expiresAt: null })
+    const { codes: [code] } = await createCards(ctx.db.db, { grants: { tokens: 5000, mj: 2, suno: 1 }, count: 1, expiresAt: null })
     const results = await Promise.all(
       Array.from({ length: N }, (_, i) => ctx.h.post<any>('/api/v1/user/rechargeCardCode', { cardCode: code }, { token: people[i % people.length]!.token }))
     )
@@ -188,7 +183,7 @@ describe('card redemption races', () => {
   it(`${BALANCE} cards, ${N} concurrent redemptions by one account: exactly ${BALANCE} succeed`, async () => {
     const { token, accountId } = await user()
     const start = await balances(accountId)
-    const { codes: cards } = await createCards(ctx.db.db, { tokens: 100, mjCount: 1, sunoCount: 0, count: BALANCE, expiresAt: null })
+    const { codes: cards } = await createCards(ctx.db.db, { grants: { tokens: 100, mj: 1, suno: 0 }, count: BALANCE, expiresAt: null })
     const results = await Promise.all(Array.from({ length: N }, (_, i) => ctx.h.post<any>('/api/v1/user/rechargeCardCode', { cardCode: cards[i % BALANCE] }, { token })))
     expect(codes(results)[2000]).toBe(BALANCE)
     const end = await balances(accountId)

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createApp } from '../src/app.js'
+import { composeApp } from '../src/app.js'
 import { createSessionStreams, type SessionStreams } from '../src/auth/session-streams.js'
 import { authenticate, revokeSession } from '../src/auth/sessions.js'
 import { TOKEN_TTL_MS } from '../src/auth/tokens.js'
-import { createChat } from '../src/chat/index.js'
+import { createChat } from '../src/replies/index.js'
 import { createMemoryBus, createRedisBus } from '../src/events/index.js'
 import { createConsoleSmsProvider } from '../src/sms/console-provider.js'
 import { type FakeOpenAi, startFakeOpenAi } from './fakes/openai.js'
@@ -14,8 +14,8 @@ import { createHarness } from './helpers/harness.js'
 // The reply lookup that runs between a stream's authentication and its registration: the race
 // test holds streams there while their session is revoked.
 const gate = vi.hoisted(() => ({ hold: undefined as Promise<void> | undefined, waiting: 0 }))
-vi.mock('../src/chat/repo.js', async (importOriginal) => {
-  const repo = await importOriginal<typeof import('../src/chat/repo.js')>()
+vi.mock('../src/modules/chat/repo.js', async (importOriginal) => {
+  const repo = await importOriginal<typeof import('../src/modules/chat/repo.js')>()
   return {
     ...repo,
     async findReplyByRequest(...args: Parameters<typeof repo.findReplyByRequest>) {
@@ -176,7 +176,7 @@ describe('revoking a session closes its streams', () => {
     // …so it opens (it was let in before the logout) and must then close by itself.
     const stream = watch(await opening)
     await waitUntil(() => stream.ended, PROMPTLY)
-    expect(ctx.h.chat.stats().subscribers).toBe(0)
+    expect(ctx.h.stats().subscribers).toBe(0)
   })
 
   it('a session that expires while its streams are open ends them at the next heartbeat', async () => {
@@ -204,12 +204,13 @@ describe('revoking a session closes its streams on every node', () => {
     const h = ctx.h
     const bus = h.bus.prefix ? createRedisBus({ url: process.env.REDIS_URL!, prefix: h.bus.prefix }) : h.bus
     const node = createChat({ db: ctx.db.db, config: h.config, bus, logger: h.logger, now: h.clock.now })
-    const app = createApp({ chat: node, db: ctx.db.db, config: h.config, sms: createConsoleSmsProvider(() => {}), kv: h.kv, logger: h.logger, now: h.clock.now })
+    const { app, streams } = composeApp({ chat: node, db: ctx.db.db, config: h.config, sms: createConsoleSmsProvider(() => {}), kv: h.kv, logger: h.logger, now: h.clock.now })
     return {
       request: app.request as Fetch,
       chat: node,
       async close() {
         await node.close()
+        streams.closeAll()
         if (bus !== h.bus) await bus.close()
       }
     }

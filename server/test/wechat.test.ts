@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createApp } from '../src/app.js'
-import { createChat } from '../src/chat/index.js'
+import { composeApp } from '../src/app.js'
+import { createChat } from '../src/replies/index.js'
 import { accounts, redPackets, wechatIdentities } from '../src/db/schema.js'
 import { createJobQueue, createMemoryQueue, type JobQueue } from '../src/jobs/index.js'
-import type { OrdersDeps, OrdersRuntime } from '../src/orders/index.js'
-import { approveOrder, createActivity } from '../src/orders/operator.js'
+import type { OrdersInstance, OrdersOptions } from '../src/modules/orders/index.js'
+import { approveOrder, createActivity } from '../src/modules/orders/operator.js'
 import { createConsoleSmsProvider } from '../src/sms/console-provider.js'
 import { payV2Sign, verifyPayV2Sign } from '../src/wechat/sign.js'
 import { type FakeWechatOAuth, startFakeWechatOAuth } from './fakes/wechat-oauth.js'
@@ -160,10 +160,10 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
     await wx?.close()
   })
 
-  const TUNING: OrdersDeps['pay'] = { sendBackoffMs: 50, waitMs: 30_000, waitPollMs: 20, checkFirstMs: 50, checkMaxMs: 200 }
+  const TUNING: OrdersOptions['pay'] = { sendBackoffMs: 50, waitMs: 30_000, waitPollMs: 20, checkFirstMs: 50, checkMaxMs: 200 }
 
   /** Two (or more) nodes sharing the database, the bus and, with BullMQ, the queue's Redis prefix. */
-  async function cluster(count: number, tuning: OrdersDeps['pay'] = TUNING) {
+  async function cluster(count: number, tuning: OrdersOptions['pay'] = TUNING) {
     const prefix = `lingxi_t_${randomBytes(6).toString('hex')}:`
     const bus = testBus()
     const stops: (() => Promise<void>)[] = []
@@ -174,8 +174,7 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
       expect(jobs.engine).toBe(engine)
       const kv = testKv(ctx.h.clock.now)
       const chat = createChat({ db: ctx.db.db, config: ctx.h.config, bus, logger, now: ctx.h.clock.now })
-      let runtime: OrdersRuntime | undefined
-      const app = createApp({
+      const { app, modules } = composeApp({
         db: ctx.db.db,
         config: ctx.h.config,
         sms: createConsoleSmsProvider(() => {}),
@@ -185,7 +184,7 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
         chat,
         jobs,
         checkResponses: true,
-        tools: { orders: { pay: tuning, onRuntime: (r) => (runtime = r) } }
+        moduleOptions: { orders: { pay: tuning } }
       })
       stops.push(async () => {
         await jobs.close()
@@ -200,7 +199,8 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
         )
         return { status: res.status, body: (await res.json()) as { code: number; message: string; data: any } }
       }
-      nodes.push({ jobs, logger, post, runtime: () => runtime! })
+      const runtime: OrdersInstance['pay'] = modules.orders.pay
+      nodes.push({ jobs, logger, post, runtime: () => runtime })
     }
     return {
       nodes,

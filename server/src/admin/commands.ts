@@ -1,10 +1,15 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { and, asc, eq } from 'drizzle-orm'
+import { createAllowanceRegistry } from '../allowances/registry.js'
 import { parsePhone, type Phone } from '../auth/phone.js'
 import type { Db } from '../db/database.js'
-import { type Account, accounts, type RechargeCard, rechargeCards } from '../db/schema.js'
+import { type Account, accounts, type Grants, type RechargeCard, rechargeCards } from '../db/schema.js'
+import { MODULES } from '../modules/index.js'
 import { knownPermissionCodes } from '../permissions/tree.js'
-import { createCards } from '../user/cards.js'
+import { createCards } from '../modules/user-center/cards.js'
+
+/** The allowance kinds of the module list: the CLI's card flags and columns (--tokens, --mj, --suno, …). */
+export const ALLOWANCES = createAllowanceRegistry(MODULES)
 
 /** A problem the operator can fix; printed without a stack trace. */
 export class AdminError extends Error {
@@ -120,17 +125,19 @@ export async function setAccountState(db: Db, target: string, state: string): Pr
 }
 
 export interface CardOptions {
-  tokens: number
-  mj: number
-  suno: number
+  /** By kind id, every kind of the registry (0 when its flag is absent). */
+  grants: Grants
   count: number
   expiresDays: number | undefined
 }
 
+/** `--tokens N --mj N --suno N`: a flag per allowance kind, named by its id. */
+export const cardFlags = (kinds = ALLOWANCES.kinds) => kinds.map((k) => `--${k.id} N`).join(' ')
+
 /** `cards create --tokens N --mj N --suno N --count N [--expires-days N]` → the options, or a usage error. */
-export function parseCardOptions(args: string[]): CardOptions {
+export function parseCardOptions(args: string[], kinds = ALLOWANCES.kinds): CardOptions {
   const values: Record<string, number> = {}
-  const names = ['tokens', 'mj', 'suno', 'count', 'expires-days']
+  const names = [...kinds.map((k) => k.id), 'count', 'expires-days']
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? ''
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
@@ -143,14 +150,14 @@ export function parseCardOptions(args: string[]): CardOptions {
     values[name] = n
   }
   const options = {
-    tokens: values.tokens ?? 0,
-    mj: values.mj ?? 0,
-    suno: values.suno ?? 0,
+    grants: Object.fromEntries(kinds.map((k) => [k.id, values[k.id] ?? 0])),
     count: values.count ?? 1,
     expiresDays: values['expires-days']
   }
-  if (options.tokens + options.mj + options.suno === 0) throw new AdminError('A card must give something: set --tokens, --mj and/or --suno', 2)
-  if (options.mj > 2_147_483_647 || options.suno > 2_147_483_647) throw new AdminError('--mj and --suno must be at most 2147483647', 2)
+  if (Object.values(options.grants).every((n) => n === 0)) {
+    const flags = kinds.map((k) => `--${k.id}`)
+    throw new AdminError(`A card must give something: set ${flags.length > 1 ? `${flags.slice(0, -1).join(', ')} and/or ${flags.at(-1)}` : flags.join('')}`, 2)
+  }
   if (options.count < 1 || options.count > 10_000) throw new AdminError('--count must be between 1 and 10000', 2)
   if (options.expiresDays !== undefined && options.expiresDays < 1) throw new AdminError('--expires-days must be at least 1', 2)
   return options
@@ -158,7 +165,7 @@ export function parseCardOptions(args: string[]): CardOptions {
 
 export async function createRechargeCards(db: Db, options: CardOptions, now = new Date()): Promise<{ codes: string[]; cards: RechargeCard[] }> {
   const expiresAt = options.expiresDays === undefined ? null : new Date(now.getTime() + options.expiresDays * 86_400_000)
-  return createCards(db, { tokens: options.tokens, mjCount: options.mj, sunoCount: options.suno, count: options.count, expiresAt, now })
+  return createCards(db, { grants: options.grants, count: options.count, expiresAt, now })
 }
 
 export interface CardRow extends RechargeCard {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js'
-import { approveOrder, createActivity, listActivitiesForOperator, listSubmissions, OperatorError, rejectOrder } from '../orders/operator.js'
-import { type Platform, PLATFORMS } from '../orders/wire.js'
+import { approveOrder, createActivity, listActivitiesForOperator, listSubmissions, OperatorError, rejectOrder } from '../modules/orders/operator.js'
+import { type Platform, PLATFORMS } from '../modules/orders/wire.js'
 import { AdminError } from './commands.js'
 
 export const ORDERS_HELP = `  lingxi-admin orders activity create --title T --brief B --platform P --reward-fen N --budget-fen N

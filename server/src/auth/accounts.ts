@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
+import { grant } from '../allowances/ledger.js'
 import type { Db, Tx } from '../db/database.js'
-import { accounts, type BalanceKind, balanceLog } from '../db/schema.js'
+import { accounts } from '../db/schema.js'
 import type { Phone } from './phone.js'
 
 export interface NewAccountDefaults {
-  start: { tokens: number; mjCount: number; sunoCount: number }
+  /** The starting allowance by kind id (config START_TOKENS, START_MJ_COUNT, …). */
+  start: Readonly<Record<string, number>>
   defaultPermissions: string[]
 }
 
@@ -14,11 +16,10 @@ export const START_GRANT_REASON = '新用户赠送'
 /**
  * The account of a phone, created on first login with the starting allowance. The unique
  * (en_code, phone) index with ON CONFLICT DO NOTHING makes concurrent first logins agree on
- * one account; the grant's balance log rows are written in the same transaction.
+ * one account; the grants (with their balance log lines) are made in the same transaction.
  */
 export async function findOrCreateAccount(tx: Tx, phone: Phone, defaults: NewAccountDefaults, now: number): Promise<string> {
   const at = new Date(now)
-  const { tokens, mjCount, sunoCount } = defaults.start
   const [created] = await tx
     .insert(accounts)
     .values({
@@ -28,9 +29,6 @@ export async function findOrCreateAccount(tx: Tx, phone: Phone, defaults: NewAcc
       nickName: `灵犀用户${phone.phone.slice(-4)}`,
       avatarUrl: '',
       state: 1,
-      tokens,
-      mjCount,
-      sunoCount,
       permissionCodes: defaults.defaultPermissions,
       createdAt: at,
       updatedAt: at
@@ -39,15 +37,8 @@ export async function findOrCreateAccount(tx: Tx, phone: Phone, defaults: NewAcc
     .returning({ id: accounts.id })
 
   if (created) {
-    const grants: [BalanceKind, number][] = [
-      ['tokens', tokens],
-      ['mj', mjCount],
-      ['suno', sunoCount]
-    ]
-    const rows = grants
-      .filter(([, amount]) => amount > 0)
-      .map(([kind, amount]) => ({ accountId: created.id, kind, amount, balance: amount, reason: START_GRANT_REASON, createdAt: at }))
-    if (rows.length > 0) await tx.insert(balanceLog).values(rows)
+    // A new account: nothing else can touch its rows yet, so no lock order to keep.
+    for (const [kind, amount] of Object.entries(defaults.start)) if (amount > 0) await grant(tx, created.id, kind, amount, START_GRANT_REASON, at)
     return created.id
   }
 

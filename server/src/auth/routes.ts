@@ -13,9 +13,7 @@ import { announceRevoked } from './session-streams.js'
 import { createSession, type Platform, revokeAccountSessions, revokeSession } from './sessions.js'
 import { checkCode, consumeCode } from './sms-codes.js'
 import type { SendCode } from './sms-sender.js'
-
-const loginResponse = z.object({ accessToken: z.string(), accountId: z.string(), phone: z.string() })
-const sendCodeResponse = z.object({ withoutCode: z.union([z.literal(0), z.literal(1)]) })
+import { loginResponse, sendCodeResponse } from './wire.js'
 
 const PHONE_TAKEN = '该手机号已被其他账号使用'
 
@@ -101,7 +99,7 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
   defineRoute(
     api,
     '/api/v1/auth/logout',
-    { tag, summary: 'Revoke the token of this request', body: z.object({}), auth: true, message: '已退出登录，期待您再次回来' },
+    { tag, summary: 'Revoke the token of this request', body: z.object({}), auth: true, response: z.null(), message: '已退出登录，期待您再次回来' },
     async ({ auth }) => {
       await revokeSession(db, auth.sessionId, 'logout', now())
       await closeStreams([auth.sessionId])

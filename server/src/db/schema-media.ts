@@ -1,7 +1,7 @@
 // Tables of the media area: music and hot news (see schema.ts).
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core'
-import { accounts } from './schema.js'
+import { accounts } from './schema-accounts.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 

@@ -2,7 +2,7 @@
 // in them, the WeChat red packets that pay approved orders, and WeChat identities linked to accounts.
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
-import { accounts } from './schema.js'
+import { accounts } from './schema-accounts.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 

@@ -1,7 +1,7 @@
 // Tables of the painting area (see schema.ts): MJ / SD tasks, which are also the gallery's works.
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, index, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core'
-import { accounts } from './schema.js'
+import { accounts } from './schema-accounts.js'
 
 export const paintingTasks = pgTable(
   'painting_tasks',

@@ -1,7 +1,7 @@
 // Tables of the storage area (see schema.ts): stored files and uploads waiting for completion.
 import { sql } from 'drizzle-orm'
 import { bigint, check, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
-import { accounts } from './schema.js'
+import { accounts } from './schema-accounts.js'
 
 export const FILE_SOURCES = ['upload', 'avatar', 'painting', 'music', 'cover'] as const
 export type FileSource = (typeof FILE_SOURCES)[number]

@@ -1,9 +1,16 @@
 // Tables of the tools area (see schema.ts): recharge cards and their redemptions.
 import { sql } from 'drizzle-orm'
-import { bigint, check, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
-import { accounts } from './schema.js'
+import { type AnyPgColumn, bigint, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { accounts } from './schema-accounts.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
+
+/** Amounts by allowance kind, e.g. `{"tokens": 5000, "mj": 3}`; a kind not named gives nothing. */
+export type Grants = Record<string, number>
+const grants = () => jsonb('grants').$type<Grants>().notNull()
+// An object of whole numbers ≥ 0: the last line of defence behind the code's checks.
+const grantsCheck = (name: string, column: AnyPgColumn) =>
+  check(name, sql`jsonb_typeof(${column}) = 'object' and not jsonb_path_exists(${column}, '$.* ? (@.type() != "number" || @ < 0 || @ != @.floor())')`)
 
 /**
  * Cards the operator creates with `lingxi-admin cards create`. Only a hash of the code is kept:
@@ -18,18 +25,14 @@ export const rechargeCards = pgTable(
     codeHash: text('code_hash').notNull(),
     /** The code masked for display, e.g. `7K3M-****-****-Q2XD`. */
     codeMask: text('code_mask').notNull(),
-    tokens: bigint('tokens', { mode: 'number' }).notNull().default(0),
-    mjCount: integer('mj_count').notNull().default(0),
-    sunoCount: integer('suno_count').notNull().default(0),
+    /** What redeeming it gives, by allowance kind. */
+    grants: grants(),
     expiresAt: at('expires_at'),
     redeemedAt: at('redeemed_at'),
     redeemedBy: text('redeemed_by').references(() => accounts.id, { onDelete: 'set null' }),
     createdAt: at('created_at').notNull()
   },
-  (t) => [
-    uniqueIndex('recharge_cards_code_unique').on(t.codeHash),
-    check('recharge_cards_amounts_check', sql`${t.tokens} >= 0 and ${t.mjCount} >= 0 and ${t.sunoCount} >= 0`)
-  ]
+  (t) => [uniqueIndex('recharge_cards_code_unique').on(t.codeHash), grantsCheck('recharge_cards_grants_check', t.grants)]
 )
 
 /** One row per redeemed card, written in the same transaction as the balances and the balance log. */
@@ -44,12 +47,15 @@ export const rechargeLog = pgTable(
       .notNull()
       .references(() => rechargeCards.id, { onDelete: 'cascade' }),
     codeMask: text('code_mask').notNull(),
-    tokens: bigint('tokens', { mode: 'number' }).notNull(),
-    mjCount: integer('mj_count').notNull(),
-    sunoCount: integer('suno_count').notNull(),
+    /** What it gave, by allowance kind (the card's grants when redeemed). */
+    grants: grants(),
     createdAt: at('created_at').notNull()
   },
-  (t) => [index('recharge_log_account_idx').on(t.accountId, t.id), uniqueIndex('recharge_log_card_unique').on(t.cardId)]
+  (t) => [
+    index('recharge_log_account_idx').on(t.accountId, t.id),
+    uniqueIndex('recharge_log_card_unique').on(t.cardId),
+    grantsCheck('recharge_log_grants_check', t.grants)
+  ]
 )
 
 export type RechargeCard = typeof rechargeCards.$inferSelect

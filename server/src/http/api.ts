@@ -15,16 +15,42 @@ export type AppEnv = {
 export type App = Hono<AppEnv>
 export type AppContext = Context<AppEnv>
 
+/** A path, query or header parameter of a route that is not a JSON call (SSE, files, redirects). */
+export interface RouteParameter {
+  name: string
+  in: 'path' | 'query' | 'header'
+  description?: string
+  /** Path parameters are always required. */
+  required?: boolean
+}
+
+/** An answer that is not the envelope: a redirect, a page, a file. */
+export interface RouteResponse {
+  description: string
+  /** The body's media type; none for an empty body. */
+  contentType?: string
+  /** Response headers worth naming (Location, Content-Range), each with its description. */
+  headers?: Record<string, string>
+}
+
 export interface RouteDoc {
-  method: 'get' | 'post'
+  method: 'get' | 'post' | 'put'
   path: string
   summary: string
   tag: string
   auth: boolean
+  /** The name generated clients use; derived from the method and path unless given (see openapi.ts). */
+  operationId?: string
   body?: z.ZodType
+  /** A request body that is not JSON (an upload's bytes): its media type. */
+  bodyContentType?: string
   response?: z.ZodType
   /** For GET routes that answer something other than the envelope. */
   contentType?: string
+  /** Query and header parameters; every `{name}` of the path is declared whether listed or not. */
+  parameters?: RouteParameter[]
+  /** The answers besides the refusal envelopes, by HTTP status; replaces the default 200 when given. */
+  responses?: Record<number, RouteResponse>
 }
 
 /** Looks up a permission's display name ("AI对话") for refusal messages. */
@@ -59,6 +85,8 @@ export interface RouteOptions<S extends z.ZodType, Auth extends boolean> {
   response?: z.ZodType
   /** The success message; "操作成功" unless given. */
   message?: string
+  /** The OpenAPI operationId, when the one derived from the path would not do (a clash, a rename). */
+  operationId?: string
 }
 
 export interface RouteInput<S extends z.ZodType, Auth extends boolean> {
@@ -145,6 +173,7 @@ export function defineRoute<S extends z.ZodType, Auth extends boolean = false>(
     tag: options.tag,
     auth: needsAuth,
     body: options.body,
+    ...(options.operationId ? { operationId: options.operationId } : {}),
     ...(options.response ? { response: options.response } : {})
   })
   api.app.post(path, async (c) => {

@@ -2,15 +2,8 @@ import { z } from 'zod'
 import { ApiError } from '../errors.js'
 import { type Api, defineRoute } from '../http/api.js'
 import { requiredText } from '../http/fields.js'
-import { type PermissionNode, permissionTemplate, permissionTreeFor } from './tree.js'
-
-const permissionNode: z.ZodType<PermissionNode> = z.lazy(() =>
-  z.object({
-    permissionCode: z.string(),
-    checked: z.union([z.literal(0), z.literal(1)]),
-    childList: z.array(permissionNode)
-  })
-)
+import { permissionTemplate, permissionTreeFor } from './tree.js'
+import { permissionNodeSchema } from './wire.js'
 
 export function registerPermissionRoutes(api: Api): void {
   defineRoute(
@@ -21,7 +14,7 @@ export function registerPermissionRoutes(api: Api): void {
       summary: "The application's permission tree, each node checked when the account holds it",
       body: z.object({ appPermissionCode: requiredText('appPermissionCode', { max: 64 }) }),
       auth: true,
-      response: z.object({ bodyList: z.array(permissionNode) })
+      response: z.object({ bodyList: z.array(permissionNodeSchema) })
     },
     async ({ body, auth }) => {
       // Only the application code (the tree's root) names a tree; tool codes do not.

@@ -2,16 +2,11 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { paths } from '../paths.js'
+import type { PermissionNode } from './wire.js'
 
 export interface TemplateNode {
   permissionCode: string
   childList: TemplateNode[]
-}
-
-export interface PermissionNode {
-  permissionCode: string
-  checked: 0 | 1
-  childList: PermissionNode[]
 }
 
 const templateNode: z.ZodType<TemplateNode> = z.lazy(() =>

@@ -4,7 +4,7 @@ import sharp from 'sharp'
 import type { Db } from '../db/database.js'
 import { type FileSource, files, type StoredFile } from '../db/schema.js'
 import { ApiError } from '../errors.js'
-import type { Storage } from './index.js'
+import type { Storage } from './storage.js'
 import { contentTypeOfKey, extensionFor, newKey } from './keys.js'
 
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import type { Storage } from './index.js'
+import type { Storage } from './storage.js'
 import { checkKey, checkPut, contentTypeOfKey, isValidKey } from './keys.js'
 
 /** Files under `dir` (normally `${DATA_DIR}/files`), served by this server at `${publicUrl}/files/{key}`. */

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import type { Api } from '../http/api.js'
-import type { Storage } from './index.js'
+import type { Storage } from './storage.js'
 import { contentTypeOfKey, isValidKey } from './keys.js'
 
 const FILE_HEADERS = {
@@ -46,7 +46,27 @@ export function parseRange(header: string | undefined, size: number): { start: n
  * anything that is not a valid key answer 404; there is no listing.
  */
 export function registerFileRoutes(api: Api, storage: Storage & { path?: (key: string) => string }): void {
-  api.docs.push({ method: 'get', path: '/files/{key}', tag: 'files', summary: 'A stored file (local storage)', auth: false, contentType: 'application/octet-stream' })
+  api.docs.push({
+    method: 'get',
+    path: '/files/{key}',
+    tag: 'files',
+    summary: 'A stored file (local storage), with byte ranges; no listing',
+    auth: false,
+    parameters: [
+      { name: 'key', in: 'path', description: 'The storage key; contains `/` (images/2025/01/x.png), sent as is' },
+      { name: 'Range', in: 'header', description: 'One range: bytes=a-b, bytes=a- or bytes=-n; anything else is ignored (the whole file)' }
+    ],
+    responses: {
+      200: {
+        description: 'The whole file, typed by its extension (image/png, audio/mpeg…); cached a year (immutable)',
+        contentType: '*/*',
+        headers: { 'Accept-Ranges': 'bytes' }
+      },
+      206: { description: 'The requested byte range', contentType: '*/*', headers: { 'Content-Range': 'bytes a-b/size' } },
+      404: { description: 'No such file (or storage is not local, or the key is not valid)', contentType: 'text/plain' },
+      416: { description: 'Range not satisfiable; no body', headers: { 'Content-Range': 'bytes */size' } }
+    }
+  })
   api.app.get('/files/*', async (c) => {
     const key = c.req.path.slice('/files/'.length)
     const type = contentTypeOfKey(key)

@@ -1,6 +1,6 @@
 import { AwsClient, AwsV4Signer } from 'aws4fetch'
 import type { StorageSettings } from '../config.js'
-import type { Storage } from './index.js'
+import type { Storage } from './storage.js'
 import { checkKey, checkPut, contentTypeOfKey, isValidKey } from './keys.js'
 import { keyOfUrl } from './local.js'
 

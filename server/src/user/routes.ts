@@ -1,31 +1,27 @@
 import { z } from 'zod'
+import type { AllowanceRegistry } from '../allowances/registry.js'
+import type { Db } from '../db/database.js'
 import type { Account } from '../db/schema.js'
 import { type Api, defineRoute } from '../http/api.js'
 import { WECHAT_EN_CODE } from '../wechat/login.js'
+import { userInfoBase } from './wire.js'
 
-export const userInfo = z.object({
-  accountId: z.string(),
-  userId: z.string(),
-  phone: z.string(),
-  nickName: z.string(),
-  avatarUrl: z.string(),
-  state: z.union([z.literal(0), z.literal(1)]),
-  tokens: z.number(),
-  mjCount: z.number(),
-  sunoCount: z.number(),
-  permissionCodes: z.array(z.string())
-})
+/** `user/info`: the account, a number per allowance kind of the registry (tokens, mjCount, sunoCount, …), its codes. */
+export function userInfoSchema(allowances: AllowanceRegistry) {
+  const { permissionCodes, ...identity } = userInfoBase.shape
+  return z.object({ ...identity, ...allowances.shape, permissionCodes })
+}
 
-export function registerUserRoutes(api: Api): void {
+export function registerUserRoutes(api: Api, allowances: AllowanceRegistry): void {
   defineRoute(
     api,
     '/api/v1/user/info',
-    { tag: 'user', summary: 'The logged-in account', body: z.object({}), auth: true, response: userInfo },
-    async ({ auth }) => toUserInfo(auth.account)
+    { tag: 'user', summary: 'The logged-in account', body: z.object({}), auth: true, response: userInfoSchema(allowances) },
+    async ({ auth }) => toUserInfo(api.db, allowances, auth.account)
   )
 }
 
-export function toUserInfo(a: Account): z.infer<typeof userInfo> {
+export async function toUserInfo(db: Db, allowances: AllowanceRegistry, a: Account): Promise<z.infer<ReturnType<typeof userInfoSchema>>> {
   return {
     accountId: a.id,
     userId: a.id,
@@ -34,9 +30,7 @@ export function toUserInfo(a: Account): z.infer<typeof userInfo> {
     nickName: a.nickName,
     avatarUrl: a.avatarUrl,
     state: a.state === 1 ? 1 : 0,
-    tokens: a.tokens,
-    mjCount: a.mjCount,
-    sunoCount: a.sunoCount,
+    ...(await allowances.balances(db, a.id)),
     permissionCodes: a.permissionCodes
   }
 }

@@ -4,6 +4,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { z } from 'zod'
 import { findOrCreateAccount } from '../auth/accounts.js'
 import { createSession } from '../auth/sessions.js'
+import type { wechatLoginPayload } from '../auth/wire.js'
 import type { Config } from '../config.js'
 import { accounts, wechatIdentities, wechatLoginStates } from '../db/schema.js'
 import { ApiError } from '../errors.js'
@@ -37,12 +38,8 @@ export function withLogin(redirect: string, payload: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}login=${encodeURIComponent(payload)}${hashPart}`
 }
 
-export interface LoginPayload {
-  accessToken: string
-  accountId: string
-  phone: string
-  needPhone: boolean
-}
+/** What `?login=` carries, as base64 of its JSON (`WechatLogin` of the wire types). */
+export type LoginPayload = z.infer<typeof wechatLoginPayload>
 
 export function encodePayload(p: LoginPayload): string {
   return Buffer.from(JSON.stringify(p), 'utf8').toString('base64')
@@ -108,7 +105,24 @@ export function registerWechatLogin(api: Api, config: Config): void {
     return oauth
   }
 
-  api.docs.push({ method: 'get', path: `${WECHAT_BASE}/authorize`, tag: 'auth', summary: 'Redirects to WeChat QR login (query: redirect, popup=0|1, ticket from bind)', auth: false, contentType: 'text/html' })
+  api.docs.push({
+    method: 'get',
+    path: `${WECHAT_BASE}/authorize`,
+    tag: 'auth',
+    summary: 'Start a WeChat QR login (or a bind, with ticket): redirects to WeChat',
+    auth: false,
+    parameters: [
+      { name: 'redirect', in: 'query', description: 'A path of this site to come back to (starts with /); / when absent' },
+      { name: 'popup', in: 'query', description: '1: opened as a popup, which ends by telling its opener (wx_login_success) and closing' },
+      { name: 'ticket', in: 'query', description: 'From wechat/bind’s authorizeUrl: binds WeChat to that account; redirect and popup come from the bind' }
+    ],
+    responses: {
+      302: {
+        description: 'To WeChat’s QR login page, which comes back to callback',
+        headers: { Location: 'open.weixin.qq.com/connect/qrconnect', 'Set-Cookie': `${STATE_COOKIE}: the login state, HttpOnly, 10 minutes` }
+      }
+    }
+  })
   api.app.get(`${WECHAT_BASE}/authorize`, async (c) => {
     const settings = requireConfigured()
     const now = api.now()
@@ -164,7 +178,29 @@ export function registerWechatLogin(api: Api, config: Config): void {
     }
   )
 
-  api.docs.push({ method: 'get', path: `${WECHAT_BASE}/callback`, tag: 'auth', summary: 'WeChat redirects here (code, state); redirects back with ?login= or serves the popup page', auth: false, contentType: 'text/html' })
+  api.docs.push({
+    method: 'get',
+    path: `${WECHAT_BASE}/callback`,
+    tag: 'auth',
+    summary: 'WeChat comes back here: logs in (or binds), then redirects back with ?login=, or serves the popup page',
+    auth: false,
+    parameters: [
+      { name: 'code', in: 'query', description: 'WeChat’s authorization code; absent when the user declined' },
+      { name: 'state', in: 'query', description: 'The state authorize gave WeChat; must match the state cookie' }
+    ],
+    responses: {
+      302: {
+        description: 'Logged in: back to the redirect path with ?login=<base64 of the JSON {accessToken, accountId, phone, needPhone}>',
+        headers: { Location: 'the redirect path with the login parameter' }
+      },
+      200: { description: 'Logged in, in a popup: a page that stores the session, tells its opener and closes', contentType: 'text/html' },
+      400: {
+        description:
+          'Login failed (state mismatch or expired, declined, WeChat refused): an error page; the refusal envelope instead when WeChat login is not configured',
+        contentType: 'text/html'
+      }
+    }
+  })
   api.app.get(`${WECHAT_BASE}/callback`, async (c) => {
     const settings = requireConfigured()
     const state = c.req.query('state') ?? ''

@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm'
-import { accounts, balanceLog, chatMessages } from '../../src/db/schema.js'
+import { balanceOf } from '../../src/allowances/ledger.js'
+import { balanceLog, chatMessages } from '../../src/db/schema.js'
 import type { FakeOpenAi } from '../fakes/openai.js'
+import { ADJUSTED, setBalance } from './allowances.js'
 import type { TestDatabase } from './database.js'
 import type { Harness } from './harness.js'
 
@@ -81,17 +83,17 @@ export function chatHelpers(ctx: { h: Harness; db: TestDatabase }) {
   }
 
   async function balance(accountId: string) {
-    const [row] = await ctx.db.db.select({ tokens: accounts.tokens }).from(accounts).where(eq(accounts.id, accountId))
-    return row!.tokens
+    return (await balanceOf(ctx.db.db, accountId, 'tokens')).balance
   }
 
+  /** The balance log as the app wrote it: the test's own setTokens lines (测试调整) left out. */
   async function log(accountId: string) {
     const rows = await ctx.db.db.select().from(balanceLog).where(eq(balanceLog.accountId, accountId)).orderBy(balanceLog.id)
-    return rows.map(({ kind, amount, balance, reason }) => ({ kind, amount, balance, reason }))
+    return rows.filter((r) => r.reason !== ADJUSTED).map(({ kind, amount, balance, reason }) => ({ kind, amount, balance, reason }))
   }
 
   async function setTokens(accountId: string, tokens: number) {
-    await ctx.db.db.update(accounts).set({ tokens }).where(eq(accounts.id, accountId))
+    await setBalance(ctx.db.db, accountId, 'tokens', tokens, new Date(ctx.h.clock.now()))
   }
 
   return { post, user, topic, send, subscribe, reply, balance, log, setTokens }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { count, isNull, sql } from 'drizzle-orm'
 import postgres from 'postgres'
 import { inject } from 'vitest'
-import { readRoleSeed, seedRoles } from '../../src/chat/roles.js'
+import { readRoleSeed, seedRoles } from '../../src/modules/chat/roles.js'
 import { type Database, openDatabase } from '../../src/db/database.js'
 import { chatRoles } from '../../src/db/schema.js'
 

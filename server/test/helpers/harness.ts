@@ -2,18 +2,19 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { count, sql } from 'drizzle-orm'
-import { type AppDeps, createApp } from '../../src/app.js'
-import { createChat } from '../../src/chat/index.js'
-import type { ChatRuntimeOptions } from '../../src/chat/runtime.js'
+import { count, ne, sql } from 'drizzle-orm'
+import { type AppDeps, composeApp } from '../../src/app.js'
+import { createChat } from '../../src/replies/index.js'
+import type { ChatRuntimeOptions } from '../../src/replies/runtime.js'
 import { loadConfig } from '../../src/config.js'
-import { accounts, balanceLog, sessions, smsCodes } from '../../src/db/schema.js'
+import { accounts, allowances, balanceLog, sessions, smsCodes } from '../../src/db/schema.js'
 import type { EventBus } from '../../src/events/bus.js'
 import { createMemoryBus, createRedisBus } from '../../src/events/index.js'
 import type { Api } from '../../src/http/api.js'
 import { createMemoryKv, createRedisKv, type Kv } from '../../src/kv/index.js'
 import type { Logger } from '../../src/logger.js'
 import { createConsoleSmsProvider } from '../../src/sms/console-provider.js'
+import { ADJUSTED } from './allowances.js'
 import type { TestDatabase } from './database.js'
 import { dropRedisKeys } from './redis.js'
 
@@ -82,7 +83,10 @@ export function testBus(options: { retentionMs?: number } = {}): EventBus & { pr
   }
 }
 
-export type ChatTuning = Partial<Pick<ChatRuntimeOptions, 'providers' | 'flushIntervalMs' | 'flushBytes' | 'stopWaitMs' | 'heartbeatMs'>>
+export type ChatTuning = Partial<Pick<ChatRuntimeOptions, 'providers' | 'flushIntervalMs' | 'flushBytes' | 'stopWaitMs'>> & {
+  /** Comment heartbeat of the app's event streams. */
+  heartbeatMs?: number
+}
 
 export interface HarnessOptions {
   /** Chat runtime settings (heartbeat, flush rate, injected providers). */
@@ -91,6 +95,8 @@ export interface HarnessOptions {
   extend?: (api: Api) => void
   staticRoot?: string
   sms?: AppDeps['sms']
+  /** The tools (default: the module list). */
+  modules?: AppDeps['modules']
 }
 
 export interface Reply<T = unknown> {
@@ -113,8 +119,9 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
   const dataDir = mkdtempSync(join(tmpdir(), 'lingxi-data-'))
   const config = loadConfig({ DATA_DIR: dataDir, CHAT_DEMO_DELAY_MS: '0', ...options.env })
   const bus = testBus()
-  const chat = createChat({ db: database.db, config, bus, logger, now: clock.now, ...options.chat })
-  const app = createApp({
+  const { heartbeatMs, ...tuning } = options.chat ?? {}
+  const chat = createChat({ db: database.db, config, bus, logger, now: clock.now, ...tuning })
+  const { app, modules, streams } = composeApp({
     chat,
     db: database.db,
     config,
@@ -123,6 +130,8 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
     logger,
     now: clock.now,
     checkResponses: true,
+    ...(heartbeatMs ? { heartbeatMs } : {}),
+    ...(options.modules ? { modules: options.modules } : {}),
     ...(options.staticRoot ? { staticRoot: options.staticRoot } : {}),
     ...(options.extend ? { extend: options.extend } : {})
   })
@@ -189,17 +198,28 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
   /** Row counts and totals that a refused request must leave as they were. */
   async function snapshot() {
     const db = database.db
-    const [a] = await db.select({ n: count(), tokens: sql<string>`coalesce(sum(${accounts.tokens}), 0)` }).from(accounts)
+    const [a] = await db.select({ n: count() }).from(accounts)
+    const [l] = await db
+      .select({
+        n: count(),
+        tokens: sql<string>`coalesce(sum(${allowances.balance}) filter (where ${allowances.kind} = 'tokens'), 0)`,
+        total: sql<string>`coalesce(sum(${allowances.balance} + ${allowances.held}), 0)`
+      })
+      .from(allowances)
     const [s] = await db
       .select({ n: count(), revoked: sql<number>`count(${sessions.revokedAt})::int` })
       .from(sessions)
     const [c] = await db
       .select({ n: count(), used: sql<number>`count(${smsCodes.usedAt})::int`, attempts: sql<string>`coalesce(sum(${smsCodes.attempts}), 0)` })
       .from(smsCodes)
-    const [b] = await db.select({ n: count() }).from(balanceLog)
+    // The app's lines: a test's own balance settings (测试调整) are not what is being checked.
+    const [b] = await db.select({ n: count() }).from(balanceLog).where(ne(balanceLog.reason, ADJUSTED))
     return {
       accounts: a?.n,
-      tokens: Number(a?.tokens),
+      /** Spendable tokens of every account. */
+      tokens: Number(l?.tokens),
+      allowanceRows: l?.n,
+      allowances: Number(l?.total),
       sessions: s?.n,
       revoked: s?.revoked,
       codes: c?.n,
@@ -216,6 +236,10 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
     clock,
     kv,
     chat,
+    modules,
+    streams,
+    /** The chat runtime's counts, and the event streams open in this app. */
+    stats: () => ({ ...chat.stats(), subscribers: streams.open.size }),
     bus,
     logger,
     smsLines,
@@ -227,6 +251,7 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
     snapshot,
     async close() {
       await chat.close()
+      streams.closeAll()
       await bus.close()
       await kv.close()
     }

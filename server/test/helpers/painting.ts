@@ -7,21 +7,23 @@ import { getRequestListener } from '@hono/node-server'
 import { eq } from 'drizzle-orm'
 import sharp from 'sharp'
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
-import { createApp } from '../../src/app.js'
-import { createChat } from '../../src/chat/index.js'
+import { composeApp } from '../../src/app.js'
+import { createChat } from '../../src/replies/index.js'
 import { loadConfig } from '../../src/config.js'
-import { accounts, balanceLog, paintingTasks } from '../../src/db/schema.js'
+import { balanceOf } from '../../src/allowances/ledger.js'
+import { balanceLog, paintingTasks } from '../../src/db/schema.js'
 import { createMemoryQueue, type JobQueue } from '../../src/jobs/index.js'
-import type { PaintingDeps, PaintingRuntime } from '../../src/painting/index.js'
-import type { WireTask } from '../../src/painting/wire.js'
+import type { PaintingOptions, PaintingRuntime } from '../../src/modules/painting/index.js'
+import type { WireTask } from '../../src/modules/painting/wire.js'
 import { createConsoleSmsProvider } from '../../src/sms/console-provider.js'
 import { createLocalStorage } from '../../src/storage/index.js'
+import { setBalance } from './allowances.js'
 import { createTestDatabase, type TestDatabase } from './database.js'
 import { memoryLogger, type Reply, TEST_ADDRESS, testBus, testClock, testKv } from './harness.js'
 
 export interface PaintingHarnessOptions {
   env?: Record<string, string>
-  painting?: Omit<PaintingDeps, 'onRuntime'>
+  painting?: PaintingOptions
   /** Serve the app on a loopback port (PUBLIC_URL points at it), so upstream fakes can call back. */
   listen?: boolean
   /** The job queue (default: a memory queue of its own); closed with the harness. */
@@ -60,8 +62,7 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
   const storage = createLocalStorage({ dir: join(dataDir, 'files'), publicUrl: config.publicUrl })
   const bus = testBus()
   const chat = createChat({ db: database.db, config, bus, logger, now: clock.now })
-  let runtime!: PaintingRuntime
-  const app = createApp({
+  const { app, modules, streams } = composeApp({
     chat,
     db: database.db,
     config,
@@ -72,12 +73,9 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
     checkResponses: true,
     storage,
     jobs,
-    painting: {
-      ...options.painting,
-      tuning: { tickMs: 0, ...options.painting?.tuning },
-      onRuntime: (r) => (runtime = r)
-    }
+    moduleOptions: { painting: { ...options.painting, tuning: { tickMs: 0, ...options.painting?.tuning } } }
   })
+  const runtime: PaintingRuntime = modules.painting.runtime
   listener = getRequestListener(app.fetch)
 
   async function post<T = any>(path: string, body: unknown = {}, token?: string): Promise<Reply<T>> {
@@ -109,12 +107,11 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
   }
 
   async function mjCount(accountId: string): Promise<number> {
-    const [row] = await database.db.select({ n: accounts.mjCount }).from(accounts).where(eq(accounts.id, accountId))
-    return row!.n
+    return (await balanceOf(database.db, accountId, 'mj')).balance
   }
 
   async function setMjCount(accountId: string, n: number) {
-    await database.db.update(accounts).set({ mjCount: n }).where(eq(accounts.id, accountId))
+    await setBalance(database.db, accountId, 'mj', n)
   }
 
   async function log(accountId: string) {
@@ -165,6 +162,7 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
       await runtime.close()
       await jobs.close()
       await chat.close()
+      streams.closeAll()
       await bus.close()
       await kv.close()
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()))

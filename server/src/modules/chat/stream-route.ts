@@ -1,0 +1,116 @@
+import { and, eq } from 'drizzle-orm'
+import type { ChatMessage } from '../../db/schema.js'
+import { chatMessages } from '../../db/schema.js'
+import { ApiError } from '../../errors.js'
+import type { StreamEvent } from '../../events/bus.js'
+import { type Api, type AppContext, requireAuth, requirePermission } from '../../http/api.js'
+import { type EventStreams, lastEventId, type SseSink, sseResponse } from '../../http/sse.js'
+import { streamKey } from '../../replies/runtime.js'
+import { type FinalStatus, terminalEvent } from '../../replies/wire.js'
+import { findReplyByRequest, REQUEST_NOT_FOUND } from './repo.js'
+import { CHAT_BASE } from './topic-routes.js'
+
+/**
+ * Replays a finished reply from its saved row when the bus no longer has its events (expired,
+ * or lost with a restart): from the start, its thinking and content as one delta each, then the
+ * final event; after `Last-Event-ID: N`, only the final event, numbered N + 1.
+ */
+export function replayFromRow(sink: SseSink, row: ChatMessage, afterId: number): void {
+  let id = afterId
+  if (afterId === 0) {
+    if (row.thinking) sink.send(++id, 'delta', JSON.stringify({ thinking: row.thinking }))
+    if (row.content) sink.send(++id, 'delta', JSON.stringify({ content: row.content }))
+  }
+  const terminal = terminalEvent({ ...row, status: row.status as FinalStatus })
+  sink.send(++id, terminal.event, JSON.stringify(terminal.data))
+  sink.close()
+}
+
+/**
+ * `GET /api/v1/ai-chat/sse/subscribe/{requestId}`: one reply's numbered events, replayed from
+ * Last-Event-ID. Any tool's replies stream here (hot news' 解读, order drafts), so `codes` are the
+ * reply codes of every module.
+ */
+export function registerStreamRoute(api: Api, streams: EventStreams, codes: readonly string[]): void {
+  const { db } = api
+  const { logger } = streams
+  api.docs.push({
+    method: 'get',
+    path: `${CHAT_BASE}/sse/subscribe/{requestId}`,
+    tag: 'chat',
+    summary: "A reply's numbered events (delta…, then done | error | stopped); replays what was missed, honours Last-Event-ID",
+    auth: true,
+    contentType: 'text/event-stream',
+    parameters: [
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        description:
+          'The id of the last event received (EventSource sends it when it reconnects): only later events are sent; absent or not a number: from the start'
+      }
+    ]
+  })
+
+  const readRow = async (accountId: string, id: string) => {
+    const [row] = await db
+      .select()
+      .from(chatMessages)
+      .where(and(eq(chatMessages.id, id), eq(chatMessages.accountId, accountId)))
+    return row
+  }
+
+  api.app.get(`${CHAT_BASE}/sse/subscribe/:requestId`, requirePermission(api, codes), async (c: AppContext) => {
+    const auth = await requireAuth(api, c)
+    const accountId = auth.account.id
+    const requestId = c.req.param('requestId')!.toLowerCase()
+    const reply = await findReplyByRequest(db, accountId, requestId)
+    if (!reply) throw new ApiError(40400001, REQUEST_NOT_FOUND)
+    const afterId = lastEventId(c.req.header('last-event-id'))
+
+    return sseResponse({
+      streams,
+      auth,
+      async setup(sink, onClose) {
+        let last = afterId
+        let heard = false
+        const follow = await api.bus.follow(streamKey(accountId, requestId), afterId, {
+          event(e: StreamEvent) {
+            last = e.id
+            heard = true
+            sink.send(e.id, e.event, e.data)
+          },
+          end: () => sink.close()
+        })
+        onClose(() => follow.close())
+        if (sink.closed) return
+        if (!follow.known) {
+          const row = await readRow(accountId, reply.id)
+          if (!row) return sink.close()
+          if (row.status !== 'streaming') {
+            follow.close()
+            return replayFromRow(sink, row, afterId)
+          }
+        }
+        return {
+          // Silence for a whole heartbeat while the row says finished: the final event was lost
+          // (its node died, or the bus failed). End the stream from the saved reply.
+          onHeartbeat() {
+            if (heard) {
+              heard = false
+              return
+            }
+            readRow(accountId, reply.id)
+              .then((row) => {
+                if (sink.closed) return
+                if (!row) return sink.close()
+                if (row.status === 'streaming') return
+                follow.close()
+                replayFromRow(sink, row, last)
+              })
+              .catch((error: unknown) => logger.error('checking a silent stream failed', { error }))
+          }
+        }
+      }
+    })
+  })
+}

@@ -1,0 +1,146 @@
+import { and, count, desc, eq } from 'drizzle-orm'
+import { z } from 'zod'
+import { files, musicSongs } from '../../db/schema.js'
+import { ApiError } from '../../errors.js'
+import { type Api, defineRoute } from '../../http/api.js'
+import { idField, pageFields, paged, requiredText } from '../../http/fields.js'
+import type { Logger } from '../../logger.js'
+import { deleteStoredFile } from '../../storage/images.js'
+import { type MusicRuntime, providerFailure } from './runtime.js'
+import { MUSIC_BASE, MUSIC_PERMISSION, SONG_NOT_FOUND, songSchema } from './wire.js'
+
+const flag = (label: string) => z.boolean({ error: `${label} 只能是 true 或 false` }).optional().default(false)
+const optionalLimited = (label: string, max: number) =>
+  z.string({ error: `${label} 格式不正确` }).trim().max(max, `${label} 不能超过 ${max} 个字符`).optional().default('')
+
+const tag = 'music'
+
+/** The music routes over the runtime (which polls requests on api.jobs, `music:poll`). */
+export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Logger): void {
+  const { db } = api
+  const { provider } = runtime
+  const path = (p: string) => `${MUSIC_BASE}/${p}`
+  const submitResult = z.object({ taskId: z.string(), songs: z.array(songSchema) })
+
+  const requireSong = async (accountId: string, songId: string) => {
+    const [row] = await db
+      .select()
+      .from(musicSongs)
+      .where(and(eq(musicSongs.id, songId), eq(musicSongs.accountId, accountId)))
+    if (!row) throw new ApiError(40400001, SONG_NOT_FOUND)
+    return row
+  }
+
+  defineRoute(
+    api,
+    path('generate'),
+    {
+      tag,
+      summary: 'A song from a description: two clips, 1 sunoCount (given back when every clip fails); progress as `music` events on the account channel',
+      body: z.object({ prompt: requiredText('歌曲描述', { max: 400 }), instrumental: flag('instrumental') }),
+      auth: true,
+      permission: MUSIC_PERMISSION,
+      response: submitResult
+    },
+    async ({ body, auth }) => runtime.submit(auth.account.id, { mode: 'describe', prompt: body.prompt, instrumental: body.instrumental })
+  )
+
+  defineRoute(
+    api,
+    path('custom/generate'),
+    {
+      tag,
+      summary: 'A song from lyrics, style tags and a title (custom mode): two clips, 1 sunoCount',
+      body: z
+        .object({
+          lyric: optionalLimited('歌词', 3000),
+          tags: requiredText('风格标签', { max: 200 }),
+          title: requiredText('歌名', { max: 80 }),
+          instrumental: flag('instrumental'),
+          negativeTags: optionalLimited('排除风格', 200)
+        })
+        .refine((b) => b.instrumental || b.lyric !== '', { message: '歌词不能为空（纯音乐可以不填）', path: ['lyric'] }),
+      auth: true,
+      permission: MUSIC_PERMISSION,
+      response: submitResult
+    },
+    async ({ body, auth }) =>
+      runtime.submit(auth.account.id, {
+        mode: 'custom',
+        lyric: body.instrumental ? '' : body.lyric,
+        tags: body.tags,
+        title: body.title,
+        instrumental: body.instrumental,
+        negativeTags: body.negativeTags
+      })
+  )
+
+  defineRoute(
+    api,
+    path('lyrics/generate'),
+    {
+      tag,
+      summary: 'Lyrics from a description (free)',
+      body: z.object({ prompt: requiredText('歌词描述', { max: 400 }) }),
+      auth: true,
+      permission: MUSIC_PERMISSION,
+      response: z.object({ title: z.string(), text: z.string() })
+    },
+    async ({ body }) => {
+      try {
+        return await provider.lyrics(body.prompt)
+      } catch (error) {
+        throw providerFailure(error)
+      }
+    }
+  )
+
+  defineRoute(
+    api,
+    path('song/list'),
+    {
+      tag,
+      summary: 'My songs, newest first',
+      body: z.object(pageFields),
+      auth: true,
+      permission: MUSIC_PERMISSION,
+      response: paged(songSchema)
+    },
+    async ({ body, auth }) => {
+      const where = eq(musicSongs.accountId, auth.account.id)
+      const [total] = await db.select({ n: count() }).from(musicSongs).where(where)
+      const rows = await db
+        .select()
+        .from(musicSongs)
+        .where(where)
+        .orderBy(desc(musicSongs.seq))
+        .limit(body.pageSize)
+        .offset((body.pageNum - 1) * body.pageSize)
+      return { list: rows.map(runtime.song), total: total?.n ?? 0, pageNum: body.pageNum, pageSize: body.pageSize }
+    }
+  )
+
+  defineRoute(
+    api,
+    path('song/get'),
+    { tag, summary: 'One of my songs', body: z.object({ songId: idField('songId') }), auth: true, permission: MUSIC_PERMISSION, response: songSchema },
+    async ({ body, auth }) => runtime.song(await requireSong(auth.account.id, body.songId))
+  )
+
+  defineRoute(
+    api,
+    path('song/del'),
+    { tag, summary: 'Delete one of my songs and its stored audio and cover', body: z.object({ songId: idField('songId') }), auth: true, permission: MUSIC_PERMISSION, response: z.literal(true) },
+    async ({ body, auth }) => {
+      const row = await requireSong(auth.account.id, body.songId)
+      await db.delete(musicSongs).where(and(eq(musicSongs.id, row.id), eq(musicSongs.accountId, auth.account.id)))
+      for (const key of [row.audioKey, row.imageKey]) {
+        if (!key) continue
+        const [file] = await db.select().from(files).where(and(eq(files.key, key), eq(files.accountId, auth.account.id)))
+        if (file) await deleteStoredFile({ db, storage: api.storage }, file).catch((error: unknown) => logger.warn('deleting a song file failed', { key, error }))
+      }
+      return true
+    }
+  )
+
+}

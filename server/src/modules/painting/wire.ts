@@ -1,0 +1,101 @@
+import { z } from 'zod'
+
+/** Permission codes: Midjourney, stable diffusion, the gallery. */
+export const PAINTING_PERMISSION = 'AI_TOOLS_PAINTING'
+export const SD_PERMISSION = 'AI_TOOLS_SD'
+export const GALLERY_PERMISSION = 'AI_TOOLS_GALLERY'
+
+/**
+ * Task statuses, spelled as the product spec spells them (`INTERRPUT` included).
+ * - NOT_START: saved and charged, not yet accepted by the upstream.
+ * - SUBMITTED: the upstream accepted it (maybe queued).
+ * - IN_PROGRESS: drawing; `progress` moves 0..100.
+ * - SUCCESS: finished; the image is in Lingxi's storage.
+ * - FAILURE: the upstream failed or refused it; allowance given back.
+ * - INTERRPUT: the person stopped it; allowance given back.
+ * - TIMEOUT: not finished within the configured limit; allowance given back.
+ */
+export const TASK_STATUSES = ['NOT_START', 'SUBMITTED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'INTERRPUT', 'TIMEOUT'] as const
+export type TaskStatus = (typeof TASK_STATUSES)[number]
+export const TASK_ACTIONS = ['IMAGINE', 'UPSCALE', 'VARIATION', 'REROLL', 'PAN', 'DESCRIBE', 'BLEND', 'TXT2IMG'] as const
+export type TaskAction = (typeof TASK_ACTIONS)[number]
+export type PanDirection = 'left' | 'right' | 'up' | 'down'
+export const PAN_DIRECTIONS = ['left', 'right', 'up', 'down'] as const
+export const BLEND_DIMENSIONS = ['PORTRAIT', 'SQUARE', 'LANDSCAPE'] as const
+export type BlendDimensions = (typeof BLEND_DIMENSIONS)[number]
+
+/** Status order of midjourney-proxy (TaskStatus.order): updates only ever move up. Every end is 4. */
+export const STATUS_RANK: Record<TaskStatus, number> = {
+  NOT_START: 0,
+  SUBMITTED: 1,
+  IN_PROGRESS: 3,
+  SUCCESS: 4,
+  FAILURE: 4,
+  INTERRPUT: 4,
+  TIMEOUT: 4
+}
+export const FINISHED_RANK = 4
+export const isFinished = (status: string) => STATUS_RANK[status as TaskStatus] === FINISHED_RANK
+
+export const buttonSchema = z
+  .object({
+    label: z.string(),
+    action: z.enum(['UPSCALE', 'VARIATION', 'REROLL', 'PAN', 'PROMPT']),
+    index: z.number().int().optional(),
+    direction: z.enum(PAN_DIRECTIONS).optional()
+  })
+  .meta({ id: 'TaskButton' })
+export type Button = z.infer<typeof buttonSchema>
+
+export const taskSchema = z
+  .object({
+    taskId: z.string(),
+    kind: z.enum(['mj', 'sd']),
+    action: z.enum(TASK_ACTIONS),
+    status: z.enum(TASK_STATUSES),
+    progress: z.number().int().min(0).max(100),
+    prompt: z.string(),
+    promptEn: z.string(),
+    parentId: z.string().nullable(),
+    index: z.number().int().nullable(),
+    imageUrl: z.string().nullable(),
+    thumbUrl: z.string().nullable(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    prompts: z.array(z.string()),
+    buttons: z.array(buttonSchema),
+    failReason: z.string().nullable(),
+    demo: z.boolean(),
+    published: z.boolean(),
+    params: z.record(z.string(), z.unknown()).nullable(),
+    createTime: z.number(),
+    updateTime: z.number()
+  })
+  .meta({ id: 'PaintingTask' })
+export type WireTask = z.infer<typeof taskSchema>
+
+/** A published work of `gallery/list`; `author` is the masked nickname. */
+export const galleryItemSchema = z
+  .object({
+    workId: z.string(),
+    taskId: z.string(),
+    imageUrl: z.string(),
+    thumbUrl: z.string().nullable(),
+    width: z.number().nullable(),
+    height: z.number().nullable(),
+    prompt: z.string(),
+    author: z.string(),
+    publishTime: z.number(),
+    mine: z.boolean()
+  })
+  .meta({ id: 'GalleryItem' })
+
+/** `sd/options`: the samplers, size presets and defaults of the stable-diffusion page. */
+export const sdOptionsSchema = z
+  .object({
+    samplers: z.array(z.string()),
+    sizes: z.array(z.object({ label: z.string(), width: z.number(), height: z.number() })),
+    defaults: z.object({ steps: z.number(), cfgScale: z.number(), sampler: z.string(), width: z.number(), height: z.number() }),
+    demo: z.boolean()
+  })
+  .meta({ id: 'SdOptions' })

@@ -1,0 +1,24 @@
+import type { Config } from '../config.js'
+import type { Db } from '../db/database.js'
+import type { EventBus } from '../events/bus.js'
+import type { Logger } from '../logger.js'
+import { createConfigFiles } from '../site/config-files.js'
+import { createChatModels } from './models.js'
+import { type ChatRuntime, type ChatRuntimeOptions, createChatRuntime } from './runtime.js'
+
+export type { ChatRuntime } from './runtime.js'
+
+/**
+ * The chat reply pipeline of a process: models from chatConfig.json + env, providers, generation on
+ * the event bus, token holds and charges. Shared: chat answers with it, and so do the tools whose
+ * features are chat replies (hot news' 解读, order drafts, see tool-reply.ts).
+ */
+export function createChat(
+  deps: { db: Db; config: Config; bus: EventBus; logger: Logger; now?: () => number } & Partial<
+    Pick<ChatRuntimeOptions, 'providers' | 'flushIntervalMs' | 'flushBytes' | 'stopWaitMs'>
+  >
+): ChatRuntime {
+  const { db, config, bus, logger, now = Date.now, ...tuning } = deps
+  const files = createConfigFiles({ dataDir: config.dataDir, logger })
+  return createChatRuntime({ db, bus, models: createChatModels(files, config.chat, logger), settings: config.chat, logger, now, leaseMs: config.chatLeaseMs, nodeId: config.nodeId, ...tuning })
+}

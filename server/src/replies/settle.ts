@@ -1,0 +1,85 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../db/database.js'
+import { type ChatMessage, chatMessages } from '../db/schema.js'
+import { SYSTEM_ERROR_MESSAGE } from '../errors.js'
+import type { Logger } from '../logger.js'
+import { costOf, endStreaming, finishReply, validUsage } from './accounting.js'
+import { countTokens } from './context.js'
+import type { ModelEntry } from './models.js'
+import { type FinalStatus, STOPPED } from './wire.js'
+
+/** How a generation ended, as the runtime saw it. */
+export interface ReplyEnd {
+  status: FinalStatus
+  content: string
+  thinking: string
+  errorCode: number | null
+  errorMessage: string | null
+  /** What the upstream reported, unchecked. */
+  usage: { promptTokens: number; completionTokens: number } | undefined
+  stoppedByUser: boolean
+}
+
+/**
+ * The charging policy (docs/chat-wire.md, "What a reply costs"): the user pays for text they were
+ * given and chose to have — a complete reply, or what was shown before their own stop. A reply
+ * that ends by a fault (the upstream failed or cut it off, it timed out, the server shut down or
+ * died) costs nothing, whatever it showed; so does a reply that produced nothing.
+ *
+ * Returns the saved reply (none when it had already ended), or `lost` when not even the free end
+ * could be saved.
+ */
+export async function settleReply(
+  deps: { db: Db; logger: Logger; now: () => number },
+  job: { replyId: string; accountId: string; promptTokens: number; model: Pick<ModelEntry, 'id' | 'name' | 'price'> },
+  end: ReplyEnd
+): Promise<{ row?: ChatMessage; lost?: true }> {
+  const { db, logger } = deps
+  const { status, content, thinking } = end
+  const produced = content !== '' || thinking !== ''
+  const at = new Date(deps.now())
+  try {
+    const contentTokens = await countTokens(content)
+    const upstream = status === 'complete' ? validUsage(end.usage, produced) : undefined
+    if (end.usage && status === 'complete' && !upstream) {
+      logger.warn('the upstream reported an unbelievable usage; the reply is billed by its own count', { usage: end.usage, replyId: job.replyId, model: job.model.id })
+    }
+    const counted = upstream ?? { promptTokens: produced ? job.promptTokens : 0, completionTokens: produced ? contentTokens + (await countTokens(thinking)) : 0 }
+    const billable = produced && (status === 'complete' || (status === STOPPED && end.stoppedByUser))
+    const cost = billable ? costOf(counted, job.model.price) : 0
+    const row = await finishReply(db, {
+      replyId: job.replyId,
+      accountId: job.accountId,
+      status,
+      content,
+      thinking,
+      errorCode: end.errorCode,
+      errorMessage: end.errorMessage,
+      promptTokens: counted.promptTokens,
+      completionTokens: counted.completionTokens,
+      contentTokens,
+      cost,
+      reason: status === 'complete' ? `对话：${job.model.name}` : `对话（已停止）：${job.model.name}`,
+      at
+    })
+    return row ? { row } : {}
+  } catch (error) {
+    // Accounting failed: the reply must still end, keep its text and give its hold back (free).
+    logger.error('settling a reply failed; it ends as an error, free of charge', { error, replyId: job.replyId })
+    try {
+      const [row] = await db.transaction((tx) =>
+        endStreaming(tx, eq(chatMessages.id, job.replyId), at, {
+          status: 'error',
+          content,
+          thinking: thinking === '' ? null : thinking,
+          errorCode: 50000000,
+          errorMessage: SYSTEM_ERROR_MESSAGE
+        })
+      )
+      return row ? { row } : {}
+    } catch (again) {
+      logger.error('ending a reply failed; the next sweep ends it', { error: again, replyId: job.replyId })
+      return { lost: true }
+    }
+  }
+}
