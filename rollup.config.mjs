@@ -6,8 +6,11 @@ import replace from '@rollup/plugin-replace'
 import terser from '@rollup/plugin-terser'
 import { transform } from 'esbuild'
 import esbuild from 'rollup-plugin-esbuild'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 import { elements, entries } from './scripts/elements.mjs'
+import { menuDefine } from './scripts/tools.mjs'
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 
@@ -26,6 +29,61 @@ const elementStyles = () => ({
       code: `import { css as __lxCss } from ${sheet};\nimport { registerCss as __lxRegisterCss } from ${styles};\n__lxRegisterCss(${JSON.stringify(element.tag)}, __lxCss);\n${code}`,
       map: null,
     }
+  },
+})
+
+/** Manifest fields only the build reads: the loader's tag table, the npm entry, the menu rules (compiled into core), the allowance kinds. */
+const BUILD_ONLY = new Set(['tag', 'npm', 'allowances', 'menu', 'highlights'])
+
+/**
+ * Leaves the manifests' build-only fields (src/widgets/<tool>/tool.ts) out of the browser bundles:
+ * the host reads a manifest's routes, screen, layout, header and bar, nothing else.
+ */
+const manifestsForTheBrowser = () => ({
+  name: 'lingxi-manifests',
+  transform(code, id) {
+    if (!/[\\/]src[\\/]widgets[\\/][^\\/]+[\\/]tool\.ts$/.test(id)) return null
+    const file = ts.createSourceFile(id, code, ts.ScriptTarget.Latest, true)
+    const cuts = []
+    const visit = (node) => {
+      if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && BUILD_ONLY.has(node.name.text)) {
+        const comma = /^\s*,/.exec(code.slice(node.end))
+        cuts.push([node.getStart(file), node.end + (comma ? comma[0].length : 0)])
+      } else ts.forEachChild(node, visit)
+    }
+    visit(file)
+    let out = code
+    for (const [from, to] of cuts.reverse()) out = out.slice(0, from) + out.slice(to)
+    return { code: out, map: null }
+  },
+})
+
+/**
+ * Small shared modules that each tool's code carries its own copy of, rather than a chunk of its
+ * own: a partner page embedding one tool would pay a request and more bytes for a tiny shared
+ * chunk than for the copy. One source, one copy per tool folder that imports it; none keeps
+ * state of its own (a store goes through shared(), so copies share it).
+ */
+const PER_ELEMENT = ['src/ui/logged-out.tsx', 'src/ui/use-paged-list.ts', 'src/core/paged-list.ts', 'src/core/handoff.ts', 'src/core/time.ts'].map(here)
+
+/** The file a copy was made from (`use-paged-list.roles.ts` → `use-paged-list.ts`), or undefined. */
+const originalOf = (id) => PER_ELEMENT.find((file) => id !== file && id.replace(/\.[\w-]+(\.[jt]sx?)$/, '$1') === file)
+
+const perElementCopies = () => ({
+  name: 'lingxi-per-element',
+  async resolveId(source, importer, options) {
+    if (!importer || !source.startsWith('.')) return null
+    // A tool's file, or a copy (whose own copies belong to the same tool: use-paged-list → paged-list).
+    const folder = originalOf(importer) ? /\.([\w-]+)\.[jt]sx?$/.exec(importer)[1] : /[\\/]src[\\/]widgets[\\/]([^\\/]+)[\\/]/.exec(importer)?.[1]
+    if (!folder) return null
+    const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
+    if (!resolved || !PER_ELEMENT.includes(resolved.id)) return null
+    // A sibling path that does not exist: its own imports resolve from the same folder.
+    return resolved.id.replace(/(\.[jt]sx?)$/, `.${folder}$1`)
+  },
+  load(id) {
+    const original = originalOf(id)
+    return original ? readFileSync(original, 'utf8') : null
   },
 })
 
@@ -70,7 +128,8 @@ const plugins = (extra = {}) => [
   resolve({ browser: true, dedupe: ['preact'], extensions: ['.mjs', '.js', '.ts', '.tsx', '.json'] }),
   replace({
     preventAssignment: true,
-    values: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development'), ...extra },
+    // __LINGXI_MENU__: what the tools' manifests tell the shared menu (src/core/permissions.ts).
+    values: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development'), __LINGXI_MENU__: menuDefine, ...extra },
   }),
   esbuild({
     target: 'es2020',
@@ -97,7 +156,7 @@ export default [
       chunkFileNames: 'chunks/[name]-[hash].js',
       sourcemap: true,
     },
-    plugins: [elementStyles(), ...plugins(), production && minify()],
+    plugins: [elementStyles(), manifestsForTheBrowser(), perElementCopies(), ...plugins(), production && minify()],
     // src/core is side-effect free (stores are created on first use through shared()), so an
     // element only carries the core modules it really uses — login must not pay for chat.
     treeshake: { moduleSideEffects: (id) => !/[\\/]src[\\/]core[\\/]|[\\/]eventsource-parser[\\/]/.test(id) },

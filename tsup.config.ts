@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup'
+import { menuDefine } from './scripts/tools.mjs'
 
 // npm build: ESM + .d.ts for React apps. React, react-dom and the runtime dependencies stay
 // external (never aliased to preact here).
 export default defineConfig({
-  entry: { index: 'src/npm/index.tsx', core: 'src/core/index.ts' },
+  entry: { index: 'src/npm/index.ts', core: 'src/core/index.ts' },
   outDir: 'dist/npm',
   format: ['esm'],
   dts: true,
@@ -15,5 +16,7 @@ export default defineConfig({
   external: ['react', 'react-dom', 'react/jsx-runtime', 'nanostores', '@nanostores/react'],
   esbuildOptions(options) {
     options.jsx = 'automatic'
+    // What the tools' manifests tell the shared menu (src/core/permissions.ts).
+    options.define = { ...options.define, __LINGXI_MENU__: menuDefine }
   },
 })

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import { menuDefine } from './scripts/tools.mjs'
 
 // Unit and component tests of the SDK (src/**, tests/unit/**). Widgets run twice: under real React
 // (as npm users get them) and under preact/compat (as the CDN build ships them). The server has
@@ -13,6 +14,8 @@ const shared = {
 
 export default defineConfig({
   esbuild: { jsx: 'automatic' },
+  // What the tools' manifests tell the shared menu (src/core/permissions.ts), as the builds compile it in.
+  define: { __LINGXI_MENU__: menuDefine },
   test: {
     projects: [
       {

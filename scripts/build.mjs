@@ -29,7 +29,12 @@ step('katex fonts', () => {
   mkdirSync(to, { recursive: true })
   for (const file of readdirSync(from)) if (file.endsWith('.woff2')) copyFileSync(join(from, file), join(to, file))
 })
-step('manifest', () => run('node scripts/manifest.mjs'))
-step('npm', () => run('npx tsup --silent'))
+// custom-elements.json, and the npm entry's components (src/npm/tools.ts), from the list of tools
+step('manifest', () => {
+  run('node scripts/manifest.mjs')
+  run('node scripts/tools.mjs')
+})
+// `--no-npm` (npm start): everything the site serves, without the npm package it does not serve
+if (!process.argv.includes('--no-npm')) step('npm', () => run('npx tsup --silent'))
 step('server', () => run('npm run -s -w server build'))
 writeFileSync(join(root, 'dist/.stamp'), new Date().toISOString())

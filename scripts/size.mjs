@@ -4,11 +4,13 @@
 // budget covers opening it and rendering a markdown reply too: its row follows the dynamic imports
 // of the conversation and of the markdown renderer; code highlighting, loaded only for a reply with
 // code, is a row apart. The same budget measured in Chromium (tests/e2e/embed-budget.spec.ts
-// writes dist/size-embed.json) is printed and checked as well.
+// writes dist/size-embed.json) is printed and checked as well. Every element of the list of tools
+// (src/widgets/tools.ts, through scripts/elements.mjs) gets a row of its own.
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { elements } from './elements.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const cdn = join(root, 'dist/cdn')
@@ -53,15 +55,19 @@ function check(name, files, budget) {
 check('loader', [loader], 3 * 1024)
 const site = join(root, 'dist/site')
 check('host first screen', new Set([join(site, 'index.html'), join(site, 'site.css'), loader, ...staticGraph(join(cdn, 'app.js'))]), 60 * 1024)
-if (existsSync(join(cdn, 'chat.js'))) {
-  const shown = new Set([loader, ...staticGraph(join(cdn, 'chat.js'))])
+const chat = elements.find((e) => e.tag === 'lingxi-chat')?.file
+if (chat && existsSync(join(cdn, `${chat}.js`))) {
+  const shown = new Set([loader, ...staticGraph(join(cdn, `${chat}.js`))])
   check('<lingxi-chat mode="bubble"> shown', shown)
   const opened = withDynamic(shown, /chat-view|markdown|renderer/)
   check('… opened, markdown reply (files)', opened, 45 * 1024)
   // Prism and the JavaScript grammar (it extends clike), as for the e2e suite's reply with code
   check('… and a reply with code (files)', withDynamic(opened, /highlight|javascript|clike/))
 }
-for (const el of ['login', 'profile', 'toaster']) check(`<lingxi-${el}> alone`, new Set([loader, ...staticGraph(join(cdn, `${el}.js`))]))
+// Each other element as a page that embeds only it downloads it (its lazy parts are paid later).
+for (const { tag, file } of elements) {
+  if (file !== 'app' && file !== chat) check(`<${tag}> alone`, new Set([loader, ...staticGraph(join(cdn, `${file}.js`))]))
+}
 
 // Measured in Chromium by the e2e suite (transferred gzip bytes), when it ran on this build.
 const measured = join(root, 'dist/size-embed.json')

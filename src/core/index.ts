@@ -1,351 +1,70 @@
-// The framework-free core of Lingxi: stores, API client, auth, permissions, events, formatters.
-// Every store lives on the page-wide anchor (see shared.ts), so bundles on one page share them.
-export { anchor, shared } from './shared'
-export type { Anchor, BootConfig } from './anchor'
-export * from './wire'
-export * from './messages'
+/**
+ * `lingxi/core`: what a page or app needs to work with Lingxi beside (or instead of) its
+ * components — the session, the menu the permissions allow, toasts and confirmations, and the API
+ * client — framework-free. The stores live on the page-wide anchor
+ * (`globalThis[Symbol.for('lingxi.v1')]`), so every Lingxi bundle on a page (the CDN elements, this
+ * package) sees one `$user`. A tool's own state stays with the tool (src/widgets/<tool>/state.ts),
+ * out of this API.
+ *
+ * @example
+ * import { $user, configure, login, logout, startSession } from 'lingxi/core'
+ * configure({ apiBase: 'https://ai.example.com' })
+ * startSession()
+ * $user.subscribe((user) => console.log(user ? user.phone : 'logged out'))
+ */
+
+/** Where the API is and how the session cookies are scoped; `configure` before the first call. */
 export { $config, configure, type Config } from './config'
-export { getCookie, removeCookie, setCookie, type CookieOptions } from './cookies'
-export { copyText, deviceKind, formatCount, maskPhone } from './format'
-export {
-  $confirm,
-  $bindPhone,
-  $loginOpen,
-  $permissionTree,
-  $systemConfig,
-  $toasts,
-  $token,
-  $user,
-  type LoginDialogMode,
-  type PendingConfirm,
-  type Toast,
-} from './stores'
-export {
-  api,
-  ApiError,
-  getJson,
-  NetworkError,
-  notifyError,
-  request,
-  type Platform,
-  type RequestOptions,
-} from './api'
-export type {
-  CountryEntry,
-  LoginResponse,
-  LoginUser,
-  MenuItem,
-  PermissionMeta,
-  PermissionNode,
-  SendCodeResponse,
-  SystemConfig,
-} from './types'
-export {
-  answerConfirm,
-  confirm,
-  dismissToast,
-  handleUnauthorized,
-  handleWxLogin,
-  installGlobalListeners,
-  toast,
-  TOAST_MS,
-  type ConfirmOptions,
-  type ToastType,
-} from './events'
-export {
-  $allowedPaths,
-  $menu,
-  activeMenuCode,
-  allowedPaths,
-  buildMenu,
-  defaultMenu,
-  firstLeafPath,
-  grantedCodes,
-  guardRedirect,
-  hasPermission,
-  hasSd,
-  isPathAllowed,
-  USER_CENTER_PATH,
-} from './permissions'
+
+/**
+ * The session: `$token` and `$user` (null when logged out), the login dialog's state, and the
+ * actions. `startSession` is the one call at boot (the components make it themselves).
+ */
+export { $loginOpen, $token, $user, type LoginDialogMode } from './stores'
 export {
   closeLogin,
-  consumeRedirectLogin,
-  loadPermissions,
-  loadSystemConfig,
   login,
   loginWithoutCode,
   logout,
   modifyPhone,
   openLogin,
-  parseLoginPayload,
   refreshUser,
   sendModifyPhoneCode,
   sendSmsCode,
   startSession,
   type CodeLoginInput,
 } from './auth'
-export { loadCountries, searchCountries } from './countries'
-export { EVENT_CHAT_COMMAND, EVENT_NAVIGATE } from './wire'
-export { retryDelay, subscribe, TERMINAL_EVENTS, type SubscribeOptions } from './sse'
-export { accountChannelOpen, onAccountEvent } from './account-events'
-export {
-  $activeTopicId,
-  $chatConfig,
-  $messages,
-  $streaming,
-  $topics,
-  activeRequest,
-  CHAT_TYPE,
-  clearTopic,
-  CODE_NO_ALLOWANCE,
-  createTopic,
-  deleteMessage,
-  deleteTopic,
-  groupTopics,
-  loadChatConfig,
-  loadMessages,
-  loadTopics,
-  MAX_MESSAGE_LENGTH,
-  MAX_TOPIC_NAME,
-  MESSAGE_PAGE_SIZE,
-  regenerate,
-  renameTopic,
-  resetChat,
-  resumeStreams,
-  saveTopicConfig,
-  SCROLL_DELAY_MS,
-  selectTopic,
-  sendMessage,
-  startChat,
-  stopMessage,
-  toggleContext,
-  togglePin,
-  uuid,
-  type ChatCommand,
-  type ChatConfig,
-  type ChatMessage,
-  type ChatModel,
-  type ChatRole,
-  type Paged,
-  type SendResult,
-  type StreamState,
-  type StreamStatus,
-  type Topic,
-  type TopicConfig,
-  type TopicGroup,
-  type TopicGroupKey,
-  type TopicMessages,
-  type Usage,
-} from './chat'
-export {
-  $roleTags,
-  deleteRole,
-  listRoles,
-  loadRoleTags,
-  ROLE_LIMITS,
-  ROLE_PAGE_SIZE,
-  saveRole,
-  startChatWithRole,
-  validateRole,
-  type Role,
-  type RoleInput,
-  type RoleQuery,
-  type RoleTag,
-} from './roles'
-export {
-  checkUpload,
-  MSG_UPLOAD_EMPTY,
-  MSG_UPLOAD_FAILED,
-  MSG_UPLOAD_TOO_LARGE,
-  MSG_UPLOAD_TYPE,
-  sniffImageType,
-  UPLOAD_ACCEPT,
-  UPLOAD_MAX_BYTES,
-  UPLOAD_TYPES,
-  uploadImage,
-  uploadName,
-  type Image,
-  type UploadOptions,
-  type UploadPurpose,
-  type UploadTicket,
-} from './upload'
-export {
-  ASPECT_CHOICES,
-  buildPrompt,
-  checkPrompt,
-  IW_RANGE,
-  NIJI_CHOICES,
-  parsePrompt,
-  PROMPT_OPTION_KEYS,
-  QUALITY_CHOICES,
-  SEED_RANGE,
-  setPromptOption,
-  STYLE_CHOICES,
-  STYLIZE_RANGE,
-  VERSION_CHOICES,
-  type ParsedPrompt,
-  type PromptOptionKey,
-} from './mj-prompt'
-export {
-  $player,
-  $songs,
-  deleteSong,
-  formatDuration,
-  generateCustomMusic,
-  generateLyrics,
-  generateMusic,
-  hasNext,
-  hasPrevious,
-  isPlayable,
-  isUnfinished,
-  isWebUrl,
-  loadSongs,
-  MUSIC_LIMITS,
-  MUSIC_PAGE_SIZE,
-  MUSIC_POLL_MS,
-  pausePlayer,
-  playNext,
-  playPrevious,
-  playSong,
-  resetMusic,
-  seekTo,
-  songProgress,
-  startMusic,
-  stopPlayer,
-  togglePlay,
-  validateSong,
-  type AudioStatus,
-  type CustomSongInput,
-  type MusicList,
-  type PlayerState,
-  type Song,
-  type SongStatus,
-} from './music'
-export {
-  formatHeat,
-  hotListText,
-  interpretHotItem,
-  loadHotList,
-  loadHotSources,
-  stopInterpret,
-  type HotCommand,
-  type HotItem,
-  type HotList,
-  type HotSource,
-  type InterpretOptions,
-  type InterpretResult,
-  type InterpretStart,
-  type InterpretStatus,
-} from './hot'
-export {
-  absoluteUrl,
-  deleteImage,
-  formatBytes,
-  IMAGE_PAGE_SIZE,
-  imageLink,
-  LINK_FORMATS,
-  listImages,
-  type LinkFormat,
-} from './images'
-export {
-  BALANCE_KINDS,
-  balanceKindLabel,
-  formatAllowance,
-  formatAmount,
-  formatTime,
-  loadBalanceLog,
-  loadRechargeLog,
-  LOG_PAGE_SIZE,
-  NICKNAME_MAX,
-  redeemCard,
-  saveProfile,
-  validateCardCode,
-  validateNickName,
-  type BalanceKind,
-  type BalanceLogEntry,
-  type Balances,
-  type RechargeLogEntry,
-} from './user-center'
-export {
-  $paintingDraft,
-  $paintingTasks,
-  $workList,
-  ACTION_TEXT,
-  addToWorkList,
-  buttonTitle,
-  clearWorkList,
-  CODE_NO_PAINTING_ALLOWANCE,
-  imageFileName,
-  isTaskFinished,
-  painting,
-  PAINTING_LIMITS,
-  PAINTING_POLL_MS,
-  putTask,
-  readMjHelper,
-  resetPainting,
-  sendPromptToMj,
-  STATUS_TEXT,
-  submitTask,
-  watchPainting,
-  type BlendDimensions,
-  type GalleryWork,
-  type MjHelperConfig,
-  type PagedList,
-  type PaintingTask,
-  type PanDirection,
-  type SdInput,
-  type SdOptions,
-  type SdSize,
-  type TaskAction,
-  type TaskButton,
-  type TaskStatus,
-} from './painting'
-export {
-  ACTIVITY_STATUS_TEXT,
-  bindWechat,
-  cancelOrder,
-  checkRedPack,
-  claimRedPack,
-  DRAFT_MAX,
-  draftOrder,
-  formatWindow,
-  formatYuan,
-  isPayFinal,
-  KEYWORD_MAX,
-  LINK_MAX,
-  listActivities,
-  loadActivityDetail,
-  loadMyOrders,
-  onRedPackState,
-  ORDER_PAGE_SIZE,
-  ORDER_STATUS_TEXT,
-  PAY_STATE_TEXT,
-  PLATFORMS,
-  REDPACK_EVENT,
-  REDPACK_POLL_MS,
-  saveDraft,
-  SCREENSHOTS_MAX,
-  SCREENSHOTS_MIN,
-  sendRedPack,
-  SESSION_STATUS_TEXT,
-  stopDraft,
-  submitOrder,
-  takeOrder,
-  validateSubmission,
-  wechatAuthorizeUrl,
-  type Activity,
-  type ActivityDetail,
-  type ActivityPlatform,
-  type ActivityQuery,
-  type ActivitySession,
-  type ActivityStatus,
-  type DraftOptions,
-  type DraftResult,
-  type Order,
-  type OrderQuery,
-  type OrderStatus,
-  type PayState,
-  type RedPackState,
-  type SessionStatus,
-  type WatchRedPackOptions,
-} from './orders'
+
+/**
+ * Permissions: the menu of the tools the person may use (the default menu when logged out), the
+ * paths it opens, and single permission codes.
+ */
+export { $permissionTree, $systemConfig } from './stores'
+export { $allowedPaths, $menu, hasPermission, isPathAllowed, loadPermissions, loadSystemConfig } from './permissions'
+
+/**
+ * Events: toasts and confirmations (any script may raise them; `<lingxi-toaster>` or the
+ * `Toaster` component shows them, or render `$toasts` and `$confirm` yourself), and the names of
+ * the page-wide window events.
+ */
+export { confirm, toast, type ConfirmOptions, type ToastType } from './emit'
+export { $confirm, $toasts, type PendingConfirm, type Toast } from './stores'
+export { answerConfirm, dismissToast } from './events'
+export { EVENT_CONFIRM, EVENT_LOGIN, EVENT_LOGOUT, EVENT_NAVIGATE, EVENT_TOAST, EVENT_UNAUTHORIZED } from './wire'
+
+/**
+ * The API client: typed endpoints of the session, `request` for any other (POST JSON, the token
+ * sent, the envelope unwrapped), the two errors it throws, and `notifyError`, which shows an
+ * error as the spec says (login for a refused token, else a toast).
+ */
+export { api, ApiError, getJson, NetworkError, notifyError, request, type Platform, type RequestOptions } from './api'
+
+/** Uploads from scripts: an image PUT with progress, then checked and registered by the server. */
+export { UPLOAD_ACCEPT, UPLOAD_MAX_BYTES, uploadImage, type Image, type UploadOptions, type UploadPurpose } from './upload'
+
+/** Formatters: phone numbers, counts and allowances as the spec shows them. */
+export { copyText, formatCount, maskPhone } from './format'
+export { BALANCE_KINDS, formatAllowance, type BalanceKind, type Balances } from './allowances'
+
+/** Shapes of the wire. */
+export type { LoginResponse, LoginUser, MenuItem, PermissionMeta, PermissionNode, SendCodeResponse, SystemConfig } from './types'

@@ -5,31 +5,44 @@ import { shared } from './shared'
 import { readJson, writeJson } from './storage'
 import { $permissionTree, $systemConfig, $token, $user } from './stores'
 import type { MenuItem, PermissionNode, SystemConfig } from './types'
-import {
-  CODE_ORDER_PLATFORM,
-  CODE_ORDER_PLATFORM_QUALITY,
-  CODE_PAINTING,
-  CODE_SD,
-  PREMISSION_MENUS_KEY,
-} from './wire'
+import { PREMISSION_MENUS_KEY } from './wire'
+
+/**
+ * What the tools' manifests say about the menu entries of their permission codes (the `menu` and
+ * `highlights` of their routes), derived from src/widgets/tools.ts by `menuRules` and compiled in
+ * as `__LINGXI_MENU__` by every build (rollup, tsup, vitest: scripts/tools.mjs), so the shared
+ * menu knows them without importing any tool. A tuple: only values reach the bundles.
+ */
+export type MenuRules = [
+  /** Codes whose entry is routable but never listed: AI_TOOLS_SD. */
+  hidden: string[],
+  /** Codes never on a logged-out visitor's menu: the hidden ones, and those listed only from the permission tree (the order platforms). */
+  signedIn: string[],
+  /** Paths that highlight the entry of another code than their own: [path, code]. */
+  highlights: [path: string, code: string][],
+]
+
+declare const __LINGXI_MENU__: MenuRules
+
+/** The rules of the tools this bundle was built with. */
+const [hidden, signedIn, highlights] = __LINGXI_MENU__
 
 /** Always reachable, whatever the permissions. */
 export const USER_CENTER_PATH = '/usercenter'
 const FALLBACK_PATH = '/usercenter?id=general'
-/** Routes that highlight the painting entry. */
-const PAINTING_ROUTES = ['/sd', '/mjHelper']
 
 function item(code: string, config: SystemConfig): MenuItem | null {
   const meta = config.permissionCodes[code]
   if (!meta) return null
   const entry: MenuItem = { permissionName: meta.permissionName, permissionCode: code, path: meta.path, icon: meta.icon }
-  if (code === CODE_SD) entry.hidden = true
+  if (hidden.includes(code)) entry.hidden = true
   return entry
 }
 
 /**
  * The menu from the server's permission tree: checked nodes whose code the config knows, in tree
- * order. An unchecked or unknown node hides its whole subtree. AI_TOOLS_SD is kept but hidden.
+ * order. An unchecked or unknown node hides its whole subtree. Hidden codes (AI_TOOLS_SD) are kept
+ * but hidden.
  */
 export function buildMenu(tree: PermissionNode[], config: SystemConfig): MenuItem[] {
   const menu: MenuItem[] = []
@@ -43,11 +56,10 @@ export function buildMenu(tree: PermissionNode[], config: SystemConfig): MenuIte
   return menu
 }
 
-/** The menu without a token: every configured tool except SD and the two order platforms. */
+/** The menu without a token: every configured tool except the hidden and the signed-in-only ones (SD, the two order platforms). */
 export function defaultMenu(config: SystemConfig): MenuItem[] {
-  const skip = [CODE_SD, CODE_ORDER_PLATFORM, CODE_ORDER_PLATFORM_QUALITY]
   return Object.keys(config.permissionCodes)
-    .filter((code) => !skip.includes(code))
+    .filter((code) => !signedIn.includes(code))
     .map((code) => item(code, config)!)
 }
 
@@ -103,12 +115,12 @@ export function guardRedirect(pathname: string, menu: MenuItem[], config: System
 }
 
 /**
- * The top-level menu code to highlight on `pathname` (/sd and /mjHelper highlight painting;
- * detail routes highlight their platform), or null.
+ * The top-level menu code to highlight on `pathname` (a route's `highlights`: /sd and /mjHelper
+ * highlight painting; detail routes highlight their platform), or null.
  */
 export function activeMenuCode(pathname: string, menu: MenuItem[], config: SystemConfig | null): string | null {
   const path = normalize(pathname)
-  if (PAINTING_ROUTES.some((r) => under(path, r))) return CODE_PAINTING
+  for (const [base, code] of highlights) if (under(path, base)) return code
   const routes: [base: string, code: string][] = Object.entries(config?.pathMap?.production ?? {})
   let active: string | null = null
   let longest = -1
@@ -145,11 +157,6 @@ export function hasPermission(code: string): boolean {
   return (
     ($user.get()?.permissionCodes ?? []).includes(code) || (Array.isArray(stored) && stored.includes(code))
   )
-}
-
-/** The stable-diffusion page is reachable. */
-export function hasSd(): boolean {
-  return hasPermission(CODE_SD)
 }
 
 /**

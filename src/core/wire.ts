@@ -71,7 +71,3 @@ export const CODE_ORDER_PLATFORM_QUALITY = 'AI_TOOLS_ORDER_PLATFORM_QUALITY'
 
 /** detail `{path, topicId?}`: a widget asks the page to go somewhere (the host page routes it). */
 export const EVENT_NAVIGATE = 'lingxi-navigate'
-/** detail `{command}`: the page's own controls drive the chat widgets (host header on phones). */
-export const EVENT_CHAT_COMMAND = 'lingxi-chat-command'
-/** detail `{command: 'list' | 'copy'}`: the host header's hot-news buttons on phones drive the widget. */
-export const EVENT_HOT_COMMAND = 'lingxi-hot-command'

@@ -1,38 +1,33 @@
 import { useStore } from '@nanostores/react'
-import { Suspense, lazy, useEffect, useRef, useState } from 'react'
-import {
-  $menu,
-  $permissionTree,
-  $systemConfig,
-  $token,
-  $user,
-  activeMenuCode,
-  EVENT_CHAT_COMMAND,
-  EVENT_HOT_COMMAND,
-  EVENT_NAVIGATE,
-  guardRedirect,
-  openLogin,
-  type ChatCommand,
-  type HotCommand,
-  type MenuItem,
-} from '../core'
-// The music state alone (not the actions): the host only needs to know whether a song is current.
-import { $player } from '../core/music-state'
-import '../widgets/login/login.element'
-import '../widgets/profile/profile.element'
+import { computed } from 'nanostores'
+import { lazy, Suspense, useEffect, useRef, useState } from 'react'
+import { $menu, activeMenuCode, guardRedirect } from '../core/permissions'
+import { $permissionTree, $systemConfig, $token, $user, openLogin } from '../core/stores'
+import type { MenuItem } from '../core/types'
+import { EVENT_NAVIGATE } from '../core/wire'
 import type { ElementProps } from '../ui/define'
 import { Icon, Logo, Spinner } from '../ui/icons'
 import { MD, useMedia } from '../ui/use-media'
+import '../widgets/login/login.element'
+import type { HeaderCommands, Screen as ToolPage, Tool } from '../widgets/manifest'
+import '../widgets/profile/profile.element'
+import { tools } from '../widgets/tools'
 import { $location, navigate, startRouter } from './router'
 import { matchRoute, type RouteInfo } from './routes'
-import { widgetScreens } from './screens/widgets'
 
 const EntryScreen = lazy(() => import('./screens/entry'))
 const ToolScreen = lazy(() => import('./screens/tool'))
-const UserCenterScreen = lazy(() => import('./screens/user-center'))
 const NotFoundScreen = lazy(() => import('./screens/not-found'))
-// The page's one audio lives in core: a song keeps playing on other routes, with this bar to control it.
-const MusicBar = lazy(() => import('./screens/music').then((m) => ({ default: m.MusicBar })))
+
+/** Each tool's page, loaded with its first route (and its element with it). */
+const screens = new Map<Tool, ToolPage>(tools.flatMap((tool) => (tool.screen ? [[tool, lazy(tool.screen)] as const] : [])))
+/** What tools show while another route is on screen (the music's mini player), loaded when first shown. */
+const bars = tools.flatMap((tool) => (tool.bar ? [{ tool, $visible: tool.bar.$visible, Bar: lazy(tool.bar.screen) }] : []))
+/** Whether each bar has something to show, as one store. */
+const $barsShown = computed(
+  bars.map((b) => b.$visible),
+  (...shown: boolean[]) => shown,
+)
 
 /**
  * @summary The full Lingxi site: header, menu (sidebar on desktop, bottom bar on phones), footer
@@ -64,7 +59,7 @@ export function App(_: ElementProps) {
   // A tool is not mounted where the guard is about to send the person elsewhere: it would call its
   // API once and get 403. On the first screen of a page load, a signed-in person's tool also waits
   // for the permission tree (it loads in parallel with the screen's code), at most 3 s.
-  const guarded = Boolean(token && route && route.kind === 'tool')
+  const guarded = Boolean(token && route?.code)
   const forbidden = guarded && Boolean(tree && config && guardRedirect(pathname, menu, config))
   const waiting = guarded && (!tree || !config)
   const [gaveUp, setGaveUp] = useState(false)
@@ -94,13 +89,15 @@ export function App(_: ElementProps) {
   }, [])
 
   const active = config ? activeMenuCode(pathname, menu, config) : null
-  // The chat fills the page area below the header (64) and above the bottom bar (50 + its 1 px
-  // border): no page scroll, the messages scroll inside.
-  const chat = route?.widget === 'chat'
-  const player = useStore($player)
-  const musicBar = Boolean(player.song) && route?.widget !== 'music' && (
+  // A `fill` tool (the chat) fills the page area below the header (64) and above the bottom bar
+  // (50 + its 1 px border): no page scroll, its content scrolls inside.
+  const fill = route?.tool?.layout === 'fill'
+  const header = route?.tool?.header
+  const barsShown = useStore($barsShown)
+  const shownBar = bars.find((b, i) => barsShown[i] && b.tool !== route?.tool)
+  const bar = shownBar && (
     <Suspense fallback={null}>
-      <MusicBar />
+      <shownBar.Bar />
     </Suspense>
   )
 
@@ -109,14 +106,13 @@ export function App(_: ElementProps) {
       <header className="sticky top-0 z-30 h-16 shrink-0 flex items-center gap-3 px-4 md:px-6 border-b border-line bg-bg/90 backdrop-blur">
         <a href="/" className="flex items-center gap-2 font-semibold text-lg" aria-label="灵犀首页">
           <Logo />
-          {/* On a phone's /chat the chat buttons need the room. */}
-          <span className={chat && token && !desktop ? 'sr-only' : ''}>灵犀</span>
+          {/* On a phone, a tool's header buttons may need the room (the chat's). */}
+          <span className={header?.roomy && token && !desktop ? 'sr-only' : ''}>灵犀</span>
           <span className="hidden sm:inline text-xs font-normal text-muted mt-1">AI 工具箱</span>
         </a>
-        {desktop && musicBar && <div className="flex-1 min-w-0 max-w-md mx-auto">{musicBar}</div>}
+        {desktop && bar && <div className="flex-1 min-w-0 max-w-md mx-auto">{bar}</div>}
         <div className="ml-auto flex items-center gap-2">
-          {chat && token && !desktop && <ChatButtons />}
-          {route?.widget === 'hotNews' && token && !desktop && <HotButtons />}
+          {header && token && !desktop && <HeaderButtons {...header} />}
           {user ? (
             <lingxi-profile />
           ) : (
@@ -137,94 +133,50 @@ export function App(_: ElementProps) {
             ref={mainRef}
             tabIndex={-1}
             className={
-              chat
+              fill
                 ? 'outline-none min-h-0 h-[calc(100dvh-115px-env(safe-area-inset-bottom))] md:h-[calc(100dvh-64px)]'
-                : `flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0 ${musicBar && !desktop ? 'pb-24' : ''}`
+                : `flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0 ${bar && !desktop ? 'pb-24' : ''}`
             }
           >
             {hold ? (
               <Spinner label="页面加载中" />
             ) : (
               <Suspense fallback={<Spinner label="页面加载中" />}>
-                <Screen route={route} search={search} />
+                <Screen route={route} pathname={pathname} search={search} />
               </Suspense>
             )}
           </main>
-          {desktop && !chat && <Footer />}
+          {desktop && !fill && <Footer />}
         </div>
       </div>
       {!desktop && <BottomBar menu={menu} active={active} pathname={pathname} />}
-      {!desktop && musicBar && (
-        <div className={`fixed inset-x-2 z-30 ${chat ? 'top-[68px]' : 'bottom-[calc(56px+env(safe-area-inset-bottom))]'}`}>{musicBar}</div>
+      {!desktop && bar && (
+        <div className={`fixed inset-x-2 z-30 ${fill ? 'top-[68px]' : 'bottom-[calc(56px+env(safe-area-inset-bottom))]'}`}>{bar}</div>
       )}
       <lingxi-login />
     </div>
   )
 }
 
-function Screen({ route, search }: { route: RouteInfo | null; search: string }) {
+function Screen({ route, pathname, search }: { route: RouteInfo | null; pathname: string; search: string }) {
   if (!route) return <Spinner />
-  switch (route.kind) {
-    case 'entry':
-      return <EntryScreen />
-    case 'usercenter':
-      return <UserCenterScreen tab={new URLSearchParams(search).get('id') ?? 'general'} />
-    case 'notFound':
-      return <NotFoundScreen />
-    default:
-      if (route.widget) {
-        const WidgetScreen = widgetScreens[route.widget]
-        return <WidgetScreen route={route} search={search} />
-      }
-      return <ToolScreen route={route} />
-  }
+  if (route.kind === 'entry') return <EntryScreen />
+  if (route.kind === 'notFound') return <NotFoundScreen />
+  const ToolPage = route.tool && screens.get(route.tool)
+  return ToolPage ? <ToolPage route={route} pathname={pathname} search={search} /> : <ToolScreen route={route} />
 }
 
-const chatButtons: [ChatCommand, string, string][] = [
-  ['topics', '话题列表', 'M4 6h16 M4 12h16 M4 18h10'],
-  ['settings', '对话设置', 'M4 7h9 M17 7h3 M4 17h3 M11 17h9 M15 5v4 M9 15v4'],
-  ['clear', '清空对话', 'M8 20h12 M4.5 15.5l9-9 5 5-9 9H8z M9 11l5 5'],
-  ['bottom', '回到底部', 'M12 5v14 M6 13l6 6 6-6'],
-]
-
-/** The phone header's chat controls (spec): the chat element listens for lingxi-chat-command. */
-function ChatButtons() {
+/** A tool's controls in the phone header (the chat's, hot news'): its element listens for `event`. */
+function HeaderButtons({ label, event, commands }: HeaderCommands) {
   return (
-    <div className="flex items-center" role="group" aria-label="对话操作">
-      {chatButtons.map(([command, label, d]) => (
+    <div className="flex items-center" role="group" aria-label={label}>
+      {commands.map(([command, name, d]) => (
         <button
           key={command}
           type="button"
-          aria-label={label}
-          title={label}
-          onClick={() => dispatchEvent(new CustomEvent(EVENT_CHAT_COMMAND, { detail: { command } }))}
-          className="size-9 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
-        >
-          <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-            <path d={d} />
-          </svg>
-        </button>
-      ))}
-    </div>
-  )
-}
-
-const hotButtons: [HotCommand, string, string][] = [
-  ['list', '热榜来源', 'M4 6h16 M4 12h16 M4 18h16'],
-  ['copy', '复制列表', 'M9 9h11v11H9z M5 15H4V4h11v1'],
-]
-
-/** The phone header's hot-news controls (spec): the hot-news element listens for lingxi-hot-command. */
-function HotButtons() {
-  return (
-    <div className="flex items-center" role="group" aria-label="热点操作">
-      {hotButtons.map(([command, label, d]) => (
-        <button
-          key={command}
-          type="button"
-          aria-label={label}
-          title={label}
-          onClick={() => dispatchEvent(new CustomEvent(EVENT_HOT_COMMAND, { detail: { command } }))}
+          aria-label={name}
+          title={name}
+          onClick={() => dispatchEvent(new CustomEvent(event, { detail: { command } }))}
           className="size-9 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
         >
           <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">

@@ -1,3 +1,4 @@
+import { USER_CENTER_PATH } from '../core/permissions'
 import { matchRoute, routes } from './routes'
 
 describe('matchRoute', () => {
@@ -22,14 +23,18 @@ describe('matchRoute', () => {
   })
 
   it('shows chat and roles with their elements, and every element has a screen', async () => {
-    expect(matchRoute('/chat')?.widget).toBe('chat')
-    expect(matchRoute('/role')?.widget).toBe('roles')
-    const { widgetScreens } = await import('./screens/widgets')
-    for (const r of routes) if (r.widget) expect(widgetScreens[r.widget], r.path).toBeDefined()
+    expect(matchRoute('/chat')?.tool?.tag).toBe('lingxi-chat')
+    expect(matchRoute('/role')?.tool?.tag).toBe('lingxi-roles')
+    for (const r of routes.filter((r) => r.kind === 'tool')) {
+      expect(r.tool?.screen, r.path).toBeDefined()
+      const screen = await r.tool!.screen!()
+      expect(typeof screen.default, r.path).toBe('function')
+    }
   })
 
-  it('gives every tool route a permission code, a title and a blurb', () => {
-    for (const r of routes.filter((r) => r.kind === 'tool')) {
+  it('gives every tool route a permission code (the user center needs none), a title and a blurb', () => {
+    expect(matchRoute(USER_CENTER_PATH)?.code).toBeUndefined()
+    for (const r of routes.filter((r) => r.kind === 'tool' && r.path !== USER_CENTER_PATH)) {
       expect(r.code).toMatch(/^AI_TOOLS_/)
       expect(r.title.length).toBeGreaterThan(1)
       expect(r.blurb.length).toBeGreaterThan(5)

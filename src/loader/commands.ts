@@ -3,7 +3,8 @@
  * (and for such calls queued before it arrived). `on`, `open`, `close` and `load` run in the
  * loader itself. Unknown commands are reported on the console, never thrown at the page.
  */
-import { logout, openLogin, startSession } from '../core'
+import { logout, startSession } from '../core/auth'
+import { openLogin } from '../core/stores'
 
 type Handler = (...args: unknown[]) => unknown
 

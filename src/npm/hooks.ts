@@ -1,5 +1,7 @@
 import { useStore } from '@nanostores/react'
-import { $loginOpen, $menu, $user, type LoginDialogMode, type LoginUser, type MenuItem } from '../core'
+import { $menu } from '../core/permissions'
+import { $loginOpen, $user, type LoginDialogMode } from '../core/stores'
+import type { LoginUser, MenuItem } from '../core/types'
 
 /** The logged-in person (null when logged out); re-renders on login, logout and profile changes. */
 export function useUser(): LoginUser | null {

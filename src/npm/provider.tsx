@@ -1,5 +1,6 @@
 import { useEffect, type ReactNode } from 'react'
-import { configure, startSession } from '../core'
+import { startSession } from '../core/auth'
+import { configure } from '../core/config'
 
 export interface LingxiProviderProps {
   /** The Lingxi API origin, e.g. `https://ai.example.com` ('' = this page's origin). */

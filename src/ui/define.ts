@@ -1,6 +1,6 @@
-import { createElement, type ComponentType } from 'react'
+import { createElement, type ComponentType, type DetailedHTMLProps, type HTMLAttributes } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
-import { startSession } from '../core'
+import { startSession } from '../core/auth'
 import { adoptStyles } from './styles'
 
 type PropKind = 'string' | 'number' | 'boolean' | 'json'
@@ -11,6 +11,9 @@ const attributeName = (prop: string) => prop.replace(/[A-Z]/g, (c) => `-${c.toLo
 export interface ElementProps {
   container?: ShadowRoot
 }
+
+/** What a `lingxi-*` tag takes in JSX (a screen of the host renders the elements): HTML attributes and its own. */
+export type ElementAttributes = DetailedHTMLProps<HTMLAttributes<HTMLElement>, HTMLElement> & Record<string, unknown>
 
 export interface DefineOptions {
   /** Methods of the element (`el.show()`), called with the element as `this`. */

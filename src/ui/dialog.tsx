@@ -1,4 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react'
+import type * as On from './events'
 
 export type DialogPlacement = 'center' | 'bottom' | 'right'
 
@@ -37,12 +38,12 @@ export function Dialog({ open, onClose, title, hideTitle, placement, width, chil
 
   useEffect(() => () => ref.current?.close(), [])
 
-  function handleCancel(event: Event) {
+  function handleCancel(event: On.Any) {
     event.preventDefault()
     onClose()
   }
 
-  function handleClick(event: MouseEvent) {
+  function handleClick(event: On.Click) {
     if (event.target === ref.current) onClose()
   }
 
@@ -51,8 +52,8 @@ export function Dialog({ open, onClose, title, hideTitle, placement, width, chil
       ref={ref}
       part={part}
       aria-label={title}
-      onCancel={handleCancel as never}
-      onClick={handleClick as never}
+      onCancel={handleCancel}
+      onClick={handleClick}
       style={placement === 'bottom' ? undefined : { width: `min(${width}px, 100vw)` }}
       className={`p-0 border border-line bg-surface text-ink shadow-2xl backdrop:bg-black/60 overflow-visible ${placementClass[placement]}`}
     >

@@ -2,7 +2,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { $token, accountChannelOpen, configure, onAccountEvent } from '../../src/core'
+import { accountChannelOpen, onAccountEvent } from '../../src/core/account-events'
+import { configure } from '../../src/core/config'
+import { $token } from '../../src/core/stores'
 import { resetCore } from './helpers/reset'
 
 // The account channel (GET /api/v1/ai-chat/sse/subscribe): one connection per page for every

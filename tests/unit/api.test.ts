@@ -1,27 +1,13 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import {
-  $token,
-  api,
-  ApiError,
-  configure,
-  copyText,
-  EVENT_TOAST,
-  EVENT_UNAUTHORIZED,
-  getJson,
-  installGlobalListeners,
-  MSG_COPIED,
-  MSG_LOGGED_OUT,
-  MSG_LOGIN_OK,
-  MSG_MODIFY_OK,
-  MSG_OPERATION_OK,
-  MSG_SMS_SENT,
-  MSG_SYSTEM_ERROR,
-  NetworkError,
-  notifyError,
-  request,
-  toast,
-} from '../../src/core'
+import { api, ApiError, getJson, NetworkError, notifyError, request } from '../../src/core/api'
+import { configure } from '../../src/core/config'
+import { toast } from '../../src/core/emit'
+import { installGlobalListeners } from '../../src/core/events'
+import { copyText } from '../../src/core/format'
+import { MSG_COPIED, MSG_LOGGED_OUT, MSG_LOGIN_OK, MSG_MODIFY_OK, MSG_OPERATION_OK, MSG_SMS_SENT, MSG_SYSTEM_ERROR } from '../../src/core/messages'
+import { $token } from '../../src/core/stores'
+import { EVENT_TOAST, EVENT_UNAUTHORIZED } from '../../src/core/wire'
 import { fail, ok, startApi, type Api } from './helpers/api-server'
 import { recordEvents, resetCore, toastTexts } from './helpers/reset'
 

@@ -1,29 +1,12 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import {
-  $loginOpen,
-  $menu,
-  $permissionTree,
-  $systemConfig,
-  $token,
-  $user,
-  configure,
-  EVENT_LOGIN,
-  EVENT_LOGOUT,
-  getCookie,
-  installGlobalListeners,
-  loadPermissions,
-  loadSystemConfig,
-  login,
-  loginWithoutCode,
-  logout,
-  modifyPhone,
-  openLogin,
-  refreshUser,
-  sendModifyPhoneCode,
-  sendSmsCode,
-  setCookie,
-} from '../../src/core'
+import { login, loginWithoutCode, logout, modifyPhone, refreshUser, sendModifyPhoneCode, sendSmsCode } from '../../src/core/auth'
+import { configure } from '../../src/core/config'
+import { getCookie, setCookie } from '../../src/core/cookies'
+import { installGlobalListeners } from '../../src/core/events'
+import { $menu, loadPermissions, loadSystemConfig } from '../../src/core/permissions'
+import { $loginOpen, $permissionTree, $systemConfig, $token, $user, openLogin } from '../../src/core/stores'
+import { EVENT_LOGIN, EVENT_LOGOUT } from '../../src/core/wire'
 import { fail, ok, startApi, type Api, type Call } from './helpers/api-server'
 import { fullTree, node, systemConfig, user } from './helpers/fixtures'
 import { recordEvents, resetCore, spyCookieWrites, toastTexts } from './helpers/reset'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { loadCountries, searchCountries, type CountryEntry } from '../../src/core'
+import { loadCountries, searchCountries } from '../../src/core/countries'
+import type { CountryEntry } from '../../src/core/types'
 
 describe('loadCountries', () => {
   it('puts 中国 first, then 香港, 澳门, 台湾, then the rest by pinyin', async () => {

@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { copyText, deviceKind, formatCount, getCookie, maskPhone, removeCookie, setCookie } from '../../src/core'
+import { getCookie, removeCookie, setCookie } from '../../src/core/cookies'
+import { installGlobalListeners } from '../../src/core/events'
+import { copyText, deviceKind, formatCount, maskPhone } from '../../src/core/format'
 import { resetCore, spyCookieWrites, toastTexts } from './helpers/reset'
-import { installGlobalListeners } from '../../src/core'
 
 describe('maskPhone', () => {
   it.each([

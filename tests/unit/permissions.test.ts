@@ -3,10 +3,6 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import {
   $allowedPaths,
   $menu,
-  $permissionTree,
-  $systemConfig,
-  $token,
-  $user,
   activeMenuCode,
   allowedPaths,
   buildMenu,
@@ -15,10 +11,10 @@ import {
   grantedCodes,
   guardRedirect,
   hasPermission,
-  hasSd,
   isPathAllowed,
-  PREMISSION_MENUS_KEY,
-} from '../../src/core'
+} from '../../src/core/permissions'
+import { $permissionTree, $systemConfig, $token, $user } from '../../src/core/stores'
+import { PREMISSION_MENUS_KEY } from '../../src/core/wire'
 import { fullTree, node, systemConfig, user } from './helpers/fixtures'
 import { resetCore } from './helpers/reset'
 
@@ -202,13 +198,13 @@ describe('stores', () => {
   })
 
   it('hasPermission reads the user codes and the stored `premission menus` codes', () => {
-    expect(hasSd()).toBe(false)
+    expect(hasPermission('AI_TOOLS_SD')).toBe(false)
     localStorage.setItem('premission menus', JSON.stringify(['AI_TOOLS_HOT']))
     expect(PREMISSION_MENUS_KEY).toBe('premission menus')
     expect(hasPermission('AI_TOOLS_HOT')).toBe(true)
-    expect(hasSd()).toBe(false)
+    expect(hasPermission('AI_TOOLS_SD')).toBe(false)
     $user.set(user)
-    expect(hasSd()).toBe(true)
+    expect(hasPermission('AI_TOOLS_SD')).toBe(true)
     localStorage.setItem('premission menus', '{garbage')
     $user.set(null)
     expect(hasPermission('AI_TOOLS_HOT')).toBe(false)

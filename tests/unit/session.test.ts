@@ -1,27 +1,14 @@
 // @vitest-environment happy-dom
 import { allTasks } from 'nanostores'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import {
-  $confirm,
-  $loginOpen,
-  $menu,
-  $permissionTree,
-  $systemConfig,
-  $token,
-  $user,
-  answerConfirm,
-  configure,
-  confirm,
-  consumeRedirectLogin,
-  EVENT_LOGIN,
-  EVENT_UNAUTHORIZED,
-  EVENT_WX_LOGIN,
-  getCookie,
-  installGlobalListeners,
-  parseLoginPayload,
-  setCookie,
-  startSession,
-} from '../../src/core'
+import { consumeRedirectLogin, parseLoginPayload, startSession } from '../../src/core/auth'
+import { configure } from '../../src/core/config'
+import { getCookie, setCookie } from '../../src/core/cookies'
+import { confirm } from '../../src/core/emit'
+import { answerConfirm, installGlobalListeners } from '../../src/core/events'
+import { $menu } from '../../src/core/permissions'
+import { $confirm, $loginOpen, $permissionTree, $systemConfig, $token, $user } from '../../src/core/stores'
+import { EVENT_LOGIN, EVENT_UNAUTHORIZED, EVENT_WX_LOGIN } from '../../src/core/wire'
 import { fail, ok, startApi, type Api } from './helpers/api-server'
 import { fullTree, systemConfig, user } from './helpers/fixtures'
 import { recordEvents, resetCore, toastTexts } from './helpers/reset'

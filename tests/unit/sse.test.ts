@@ -2,7 +2,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { $token, ApiError, configure, retryDelay, subscribe } from '../../src/core'
+import { ApiError } from '../../src/core/api'
+import { configure } from '../../src/core/config'
+import { retryDelay, subscribe } from '../../src/core/sse'
+import { $token } from '../../src/core/stores'
 import { resetCore } from './helpers/reset'
 
 // A loopback server writing real SSE frames, the way the Lingxi server answers

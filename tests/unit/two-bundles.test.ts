@@ -1,12 +1,16 @@
 // @vitest-environment happy-dom
-import { build, type Plugin } from 'esbuild'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { build, type Plugin } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { menuDefine } from '../../scripts/tools.mjs'
 import type * as Core from '../../src/core'
+import type { installGlobalListeners } from '../../src/core/events'
+import type { buildMenu } from '../../src/core/permissions'
 import { fullTree, node, systemConfig, user } from './helpers/fixtures'
 
-type CoreModule = typeof Core
+/** The public core, plus two internals every bundle carries. */
+type CoreModule = typeof Core & { installGlobalListeners: typeof installGlobalListeners; buildMenu: typeof buildMenu }
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Replaces shared() with a plain factory call: what a bundle that bypassed the anchor would do. */
@@ -25,7 +29,10 @@ export function shared<T>(_key: string, create: () => T): T { return create() }`
 async function bundle(name: string, plugins: Plugin[] = []): Promise<string> {
   const result = await build({
     stdin: {
-      contents: `import * as core from './src/core/index.ts'; globalThis[${JSON.stringify(name)}] = core`,
+      contents: `import * as core from './src/core/index.ts'
+import { installGlobalListeners } from './src/core/events.ts'
+import { buildMenu } from './src/core/permissions.ts'
+globalThis[${JSON.stringify(name)}] = { ...core, installGlobalListeners, buildMenu }`,
       resolveDir: root,
       loader: 'ts',
     },
@@ -33,7 +40,7 @@ async function bundle(name: string, plugins: Plugin[] = []): Promise<string> {
     format: 'iife',
     platform: 'browser',
     write: false,
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': '"production"', __LINGXI_MENU__: menuDefine },
     plugins,
     logLevel: 'silent',
   })

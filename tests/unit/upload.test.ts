@@ -2,20 +2,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import {
-  $token,
-  ApiError,
-  checkUpload,
-  configure,
-  MSG_UPLOAD_EMPTY,
-  MSG_UPLOAD_TOO_LARGE,
-  MSG_UPLOAD_TYPE,
-  NetworkError,
-  sniffImageType,
-  UPLOAD_MAX_BYTES,
-  uploadImage,
-  uploadName,
-} from '../../src/core'
+import { ApiError, NetworkError } from '../../src/core/api'
+import { configure } from '../../src/core/config'
+import { $token } from '../../src/core/stores'
+import { checkUpload, MSG_UPLOAD_EMPTY, MSG_UPLOAD_TOO_LARGE, MSG_UPLOAD_TYPE, sniffImageType, UPLOAD_MAX_BYTES, uploadImage, uploadName } from '../../src/core/upload'
 import { resetCore } from './helpers/reset'
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82, 1, 2, 3])

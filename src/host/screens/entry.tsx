@@ -1,5 +1,6 @@
 import { useStore } from '@nanostores/react'
-import { $menu, $user, openLogin } from '../../core'
+import { $menu } from '../../core/permissions'
+import { $user, openLogin } from '../../core/stores'
 import { Icon, Logo } from '../../ui/icons'
 import { routes } from '../routes'
 

@@ -1,5 +1,5 @@
 import { useStore } from '@nanostores/react'
-import { $user, openLogin } from '../../core'
+import { $user, openLogin } from '../../core/stores'
 import { Icon } from '../../ui/icons'
 import type { RouteInfo } from '../routes'
 

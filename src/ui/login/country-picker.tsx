@@ -1,5 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
-import { loadCountries, searchCountries, type CountryEntry } from '../../core'
+import { loadCountries, searchCountries } from '../../core/countries'
+import type { CountryEntry } from '../../core/types'
+import type * as On from '../events'
 
 interface CountryPickerProps {
   value: CountryEntry
@@ -33,7 +35,7 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
     buttonRef.current?.focus()
   }
 
-  function handleKeyDown(event: KeyboardEvent) {
+  function handleKeyDown(event: On.Key) {
     if (open && event.key === 'Escape') {
       event.preventDefault()
       event.stopPropagation()
@@ -47,7 +49,7 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
   }
 
   return (
-    <div onKeyDown={handleKeyDown as never}>
+    <div onKeyDown={handleKeyDown}>
       <div className="flex">
         <button
           ref={buttonRef}

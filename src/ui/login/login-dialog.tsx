@@ -1,36 +1,21 @@
 import { useStore } from '@nanostores/react'
 import { atom } from 'nanostores'
 import { useEffect, useRef, useState } from 'react'
-import {
-  $bindPhone,
-  $loginOpen,
-  $systemConfig,
-  $token,
-  COOKIE_TOKEN,
-  getCookie,
-  loadPermissions,
-  bindWechat,
-  closeLogin,
-  deviceKind,
-  EVENT_LOGIN,
-  EVENT_WX_LOGIN,
-  login,
-  loginWithoutCode,
-  maskPhone,
-  modifyPhone,
-  notifyError,
-  shared,
-  sendModifyPhoneCode,
-  sendSmsCode,
-  toast,
-  MSG_LOGIN_OK,
-  openLogin,
-  refreshUser,
-  wechatAuthorizeUrl,
-  type CountryEntry,
-} from '../../core'
+import { notifyError } from '../../core/api'
+import { login, loginWithoutCode, modifyPhone, refreshUser, sendModifyPhoneCode, sendSmsCode } from '../../core/auth'
+import { getCookie } from '../../core/cookies'
+import { toast } from '../../core/emit'
+import { deviceKind, maskPhone } from '../../core/format'
+import { MSG_LOGIN_OK } from '../../core/messages'
+import { loadPermissions } from '../../core/permissions'
+import { shared } from '../../core/shared'
+import { $bindPhone, $loginOpen, $systemConfig, $token, closeLogin, openLogin } from '../../core/stores'
+import type { CountryEntry } from '../../core/types'
+import { bindWechat, wechatAuthorizeUrl } from '../../core/wechat'
+import { COOKIE_TOKEN, EVENT_LOGIN, EVENT_WX_LOGIN } from '../../core/wire'
 import { siteHref } from '../boot'
 import { Dialog } from '../dialog'
+import type * as On from '../events'
 import { Icon } from '../icons'
 import { MD, SM, useMedia } from '../use-media'
 import { CountryPicker } from './country-picker'
@@ -218,7 +203,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
     ;(step === 'code' ? codeRef : phoneRef).current?.focus()
   }, [step])
 
-  async function handleGetCode(event?: Event) {
+  async function handleGetCode(event?: On.Submit) {
     event?.preventDefault()
     const number = phone.trim()
     if (!number || busy) return
@@ -254,7 +239,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
     }
   }
 
-  async function handleSubmit(event: Event) {
+  async function handleSubmit(event: On.Submit) {
     event.preventDefault()
     const value = code.trim()
     if (!value) {
@@ -278,7 +263,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
 
   if (step === 'code') {
     return (
-      <form onSubmit={handleSubmit as never} className="flex flex-col gap-4" noValidate>
+      <form onSubmit={handleSubmit} className="flex flex-col gap-4" noValidate>
         <p className="text-muted">
           验证码已发送至{' '}
           <span className="text-ink font-medium" data-testid="masked-phone">
@@ -339,7 +324,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
   const empty = !phone.trim()
   const wechat = (config as { wechatLogin?: boolean } | null)?.wechatLogin !== false
   return (
-    <form onSubmit={handleGetCode as never} className="flex flex-col gap-4" noValidate>
+    <form onSubmit={handleGetCode} className="flex flex-col gap-4" noValidate>
       <CountryPicker value={country} onChange={setCountry}>
         <label htmlFor="lx-phone" className="sr-only">
           手机号

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { $loginOpen, $token } from '../../core'
+import { $loginOpen, $token } from '../../core/stores'
 
 // <lingxi-chat mode="bubble">: the launcher, the panel, the open state on the host, the methods
 // and the events. Runs under real React and under preact/compat (vitest projects 'react' and

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react'
-import { EVENT_CLOSE, EVENT_COMMAND, EVENT_OPEN, emitFrom } from './events'
+import { emitFrom, EVENT_CLOSE, EVENT_COMMAND, EVENT_OPEN } from './events'
 import { Glyph } from './glyphs'
 
 /** localStorage: the greeting text the visitor has seen (a new text shows again). */
@@ -173,7 +173,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
         popover="manual"
         part="dock"
         style={accent}
-        onKeyDown={handleKeyDown as never}
+        onKeyDown={handleKeyDown}
         className={`fixed inset-auto bottom-5 ${left ? 'left-5 flex-row-reverse' : 'right-5'} m-0 p-0 border-0 bg-transparent overflow-visible z-[2147483647] flex items-center gap-3 pointer-events-none`}
       >
         {greet && !isOpen && (
@@ -217,7 +217,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
         part="panel"
         tabIndex={-1}
         style={accent}
-        onKeyDown={handleKeyDown as never}
+        onKeyDown={handleKeyDown}
         className={`fixed inset-0 m-0 p-0 w-full h-[100dvh] max-w-none max-h-none border-0 bg-bg text-ink overflow-hidden outline-none z-[2147483647] sm:inset-auto sm:bottom-[96px] ${
           left ? 'sm:left-5' : 'sm:right-5'
         } sm:w-[400px] sm:h-[640px] sm:max-w-[calc(100vw-40px)] sm:max-h-[calc(100dvh-116px)] sm:rounded-2xl sm:border sm:border-line sm:shadow-[0_16px_48px_rgba(0,0,0,0.45)] ${

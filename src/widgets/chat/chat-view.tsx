@@ -1,33 +1,21 @@
 import { useStore } from '@nanostores/react'
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
-import {
-  $activeTopicId,
-  $chatConfig,
-  $messages,
-  $streaming,
-  $token,
-  $topics,
-  activeRequest,
-  clearTopic,
-  confirm,
-  createTopic,
-  EVENT_CHAT_COMMAND,
-  selectTopic,
-  sendMessage,
-  startChat,
-  stopMessage,
-  type SendResult,
-} from '../../core'
+import { confirm } from '../../core/emit'
+import { $token } from '../../core/stores'
 import { preloadMarkdown } from '../../ui/markdown'
 import { Composer } from './composer'
 import { deferred } from './deferred'
 import { MD, SM, useMedia, useWidth } from './dom'
 import type { ReplyDetail } from './events'
 import { IconButton } from './glyphs'
+import { activeRequest } from './groups'
 import { MessageList } from './message-list'
 import { $allowanceNotice, report } from './notice'
 import { PanelHeader } from './panel-header'
+import { clearTopic, selectTopic, sendMessage, stopMessage } from './replies'
 import { ReplyContext } from './reply'
+import { $activeTopicId, $chatConfig, $messages, $streaming, $topics, EVENT_CHAT_COMMAND, type SendResult } from './state'
+import { createTopic, startChat } from './topics'
 
 // Opened now and then: loaded on first use, with the popover they open in.
 const loadSettings = () => deferred(import('./settings'))

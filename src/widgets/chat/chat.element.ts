@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Chat } from './chat'
 
 defineElement(
@@ -38,6 +38,14 @@ declare global {
       hide(): void
       /** Bubble: opens or closes the panel. */
       toggle(): void
+    }
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-chat': ElementAttributes
     }
   }
 }

@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $confirm, $loginOpen, $token, answerConfirm, configure, resetChat, type ChatMessage, type Topic } from '../../core'
+import { configure } from '../../core/config'
+import { answerConfirm } from '../../core/events'
+import { $confirm, $loginOpen, $token } from '../../core/stores'
+import { resetChat, type ChatMessage, type Topic } from './state'
 
 // <lingxi-chat> against a loopback fake of the chat endpoints. Runs under real React and under
 // preact/compat (vitest projects 'react' and 'preact').

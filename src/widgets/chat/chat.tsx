@@ -1,10 +1,10 @@
 import { useStore } from '@nanostores/react'
 import { lazy, Suspense } from 'react'
-import { $loginOpen, $token, openLogin } from '../../core'
+import { $loginOpen, $token, openLogin } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Bubble } from './bubble'
 import { deferred } from './deferred'
-import { EVENT_MESSAGE, emitFrom, type ReplyDetail } from './events'
+import { emitFrom, EVENT_MESSAGE, type ReplyDetail } from './events'
 import { Glyph } from './glyphs'
 import { PanelHeader } from './panel-header'
 

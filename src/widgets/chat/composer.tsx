@@ -1,8 +1,9 @@
 import { useLayoutEffect, useRef, useState, type RefObject } from 'react'
-import { MAX_MESSAGE_LENGTH } from '../../core'
 import { getBoot } from '../../ui/boot'
+import type * as On from '../../ui/events'
 import { composingEnter } from './dom'
 import { Glyph } from './glyphs'
+import { MAX_MESSAGE_LENGTH } from './state'
 
 /** From here on the composer shows how many characters are left. */
 const COUNTER_FROM = MAX_MESSAGE_LENGTH - 2000
@@ -47,7 +48,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
     if (!sent) setText((now) => (now ? now : value))
   }
 
-  function handleKeyDown(event: KeyboardEvent) {
+  function handleKeyDown(event: On.Key) {
     if (event.key !== 'Enter' || event.shiftKey || event.altKey) return
     // An IME confirms its candidate with Enter: that Enter only ends the composition.
     if (composingEnter(event) || composing.current) return
@@ -75,7 +76,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
             aria-label="输入消息"
             placeholder="输入消息，Enter 发送，Shift+Enter 换行"
             onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-            onKeyDown={handleKeyDown as never}
+            onKeyDown={handleKeyDown}
             onCompositionStart={() => (composing.current = true)}
             onCompositionEnd={() => (composing.current = false)}
             className="flex-1 min-w-0 max-h-[184px] resize-none overflow-y-auto bg-transparent py-1.5 leading-[22px] text-ink placeholder:text-muted outline-none"

@@ -1,12 +1,14 @@
 import { useEffect, useState, type RefObject } from 'react'
+import type * as On from '../../ui/events'
 
 /**
  * Whether an Enter keydown belongs to an IME composition (pinyin candidates are confirmed with
  * Enter): `isComposing`, or keyCode 229 (Safari sends the confirming keydown after
  * compositionend). Reads the native event under React and under preact alike.
  */
-export function composingEnter(event: KeyboardEvent): boolean {
-  const native = ((event as unknown as { nativeEvent?: KeyboardEvent }).nativeEvent ?? event) as KeyboardEvent
+export function composingEnter(event: On.Key): boolean {
+  // preact/compat passes the DOM event itself
+  const native = (event.nativeEvent ?? event) as KeyboardEvent
   return native.isComposing || native.keyCode === 229
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { groupTopics, type Topic } from '../../src/core'
+import { groupTopics } from './groups'
+import type { Topic } from './state'
 
 // Local dates (the reader's calendar), so the test holds in any time zone.
 const at = (y: number, m: number, d: number, h = 0, min = 0, s = 0, ms = 0) => new Date(y, m - 1, d, h, min, s, ms).getTime()

@@ -1,19 +1,12 @@
 import { memo, useContext, useEffect, useLayoutEffect, useRef, useState, type MutableRefObject } from 'react'
-import {
-  confirm,
-  copyText,
-  deleteMessage,
-  loadMessages,
-  regenerate,
-  SCROLL_DELAY_MS,
-  type ChatMessage,
-  type Topic,
-  type TopicMessages,
-} from '../../core'
+import { confirm } from '../../core/emit'
+import { copyText } from '../../core/format'
 import { Markdown } from '../../ui/markdown'
 import { Glyph, IconButton, Logo, RoleAvatar } from './glyphs'
 import { report } from './notice'
+import { deleteMessage, loadMessages, regenerate } from './replies'
 import { ReplyContext } from './reply'
+import { SCROLL_DELAY_MS, type ChatMessage, type Topic, type TopicMessages } from './state'
 
 const DEFAULT_EXAMPLES = ['用三句话解释什么是量子计算', '帮我写一封请假邮件，语气礼貌', '推荐几本适合入门的科幻小说', '把「心有灵犀一点通」翻译成英文并解释']
 /** How close to the bottom still counts as being there (px). */

@@ -1,5 +1,6 @@
 import { atom } from 'nanostores'
-import { ApiError, CODE_NO_ALLOWANCE, notifyError } from '../../core'
+import { ApiError, notifyError } from '../../core/api'
+import { CODE_NO_ALLOWANCE } from './state'
 
 /** The allowance notice shown by the composer (40200001), until the next question gets through. */
 export const $allowanceNotice = atom<string | null>(null)

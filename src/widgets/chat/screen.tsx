@@ -1,5 +1,5 @@
-import '../../widgets/chat/chat.element'
-import type { ScreenProps } from './types'
+import type { ScreenProps } from '../manifest'
+import './chat.element'
 
 /**
  * /chat: the chat element filling the page area (its messages scroll, the page does not). On

@@ -1,7 +1,8 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useRef, useState } from 'react'
-import { $chatConfig, createTopic, saveTopicConfig, toggleContext, type Topic } from '../../core'
 import { report } from './notice'
+import { $chatConfig, type Topic } from './state'
+import { createTopic, saveTopicConfig, toggleContext } from './topics'
 
 /** Model, temperature and context of the active topic, each saved as it changes. */
 export function ChatSettings({ topic }: { topic: Topic | null }) {

@@ -1,10 +1,14 @@
 import { useStore } from '@nanostores/react'
 import { memo, useEffect, useRef, useState } from 'react'
-import { $topics, confirm, deleteTopic, groupTopics, MAX_TOPIC_NAME, renameTopic, togglePin, type Topic } from '../../core'
+import { confirm } from '../../core/emit'
+import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
 import { composingEnter } from './dom'
 import { Glyph, IconButton, RoleAvatar } from './glyphs'
+import { groupTopics } from './groups'
 import { report } from './notice'
+import { $topics, MAX_TOPIC_NAME, type Topic } from './state'
+import { deleteTopic, renameTopic, togglePin } from './topics'
 
 interface TopicListProps {
   activeId: string | null
@@ -108,7 +112,7 @@ function RenameField({ topic, onDone }: { topic: Topic; onDone: (refocus: boolea
     onDone(refocus)
   }
 
-  function handleKeyDown(event: KeyboardEvent) {
+  function handleKeyDown(event: On.Key) {
     if (event.key === 'Enter' && !composingEnter(event)) {
       event.preventDefault()
       save(true)
@@ -127,7 +131,7 @@ function RenameField({ topic, onDone }: { topic: Topic; onDone: (refocus: boolea
       maxLength={MAX_TOPIC_NAME}
       aria-label="话题名称"
       onInput={(e) => setName((e.target as HTMLInputElement).value)}
-      onKeyDown={handleKeyDown as never}
+      onKeyDown={handleKeyDown}
       onBlur={() => save(false)}
       className="w-full h-10 px-2.5 rounded-lg border border-primary bg-raised text-ink outline-none"
     />

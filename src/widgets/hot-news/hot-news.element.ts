@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { HotNews } from './hot-news'
 
 defineElement('lingxi-hot-news', HotNews, { source: 'string', externalControls: 'boolean' })
@@ -9,6 +9,14 @@ declare global {
       /** The source to start on (a sourceId). */
       source?: string
       externalControls: boolean
+    }
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-hot-news': ElementAttributes
     }
   }
 }

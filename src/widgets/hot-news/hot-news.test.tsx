@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $toasts, $token, configure, EVENT_HOT_COMMAND, type HotItem, type HotSource } from '../../core'
+import { configure } from '../../core/config'
+import { $toasts, $token } from '../../core/stores'
+import { EVENT_HOT_COMMAND, type HotItem, type HotSource } from './state'
 
 // <lingxi-hot-news> against a loopback fake of the hot endpoints (docs/tools-wire.md) and the chat
 // pipeline's stream frames. Runs under real React and under preact/compat.

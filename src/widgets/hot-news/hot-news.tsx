@@ -1,28 +1,16 @@
 import { useStore } from '@nanostores/react'
-import { lazy, Suspense, useEffect, useRef, useState } from 'react'
-import {
-  $loginOpen,
-  $token,
-  copyText,
-  EVENT_HOT_COMMAND,
-  formatHeat,
-  hotListText,
-  loadHotList,
-  loadHotSources,
-  notifyError,
-  openLogin,
-  type HotCommand,
-  type HotItem,
-  type HotList,
-  type HotSource,
-} from '../../core'
+import { useEffect, useRef, useState } from 'react'
+import { notifyError } from '../../core/api'
+import { copyText } from '../../core/format'
+import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
+import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
+import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { MD, SM, useMedia } from '../../ui/use-media'
 import { Interpretation } from './interpret'
-
-const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
+import { EVENT_HOT_COMMAND, formatHeat, hotListText, loadHotList, loadHotSources, type HotCommand, type HotItem, type HotList, type HotSource } from './state'
 
 export interface HotNewsProps extends ElementProps {
   /** Start on this source (a `sourceId` of hot/sources). */
@@ -65,28 +53,14 @@ const ownCover = (url: string) => /^\/(?!\/)/.test(url)
  */
 export function HotNews({ source, externalControls }: HotNewsProps) {
   const token = useStore($token)
-  const loginOpen = useStore($loginOpen)
   return (
     <>
       {token ? (
         <Board initial={source} externalControls={Boolean(externalControls)} />
       ) : (
-        <div className="py-16 flex flex-col items-center gap-2 text-center">
-          <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
-            <Icon name="hot" className="size-7" />
-          </span>
-          <h2 className="mt-2 text-lg font-semibold">登录后查看热点</h2>
-          <p className="text-sm text-muted">微博、知乎、抖音等热榜一屏看尽，AI 帮你解读。</p>
-          <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
-            登录
-          </button>
-        </div>
+        <LoggedOut icon={<Icon name="hot" className="size-7" />} title="登录后查看热点" blurb="微博、知乎、抖音等热榜一屏看尽，AI 帮你解读。" />
       )}
-      {(!token || loginOpen) && (
-        <Suspense fallback={null}>
-          <LoginDialog />
-        </Suspense>
-      )}
+      <InlineLogin />
     </>
   )
 }
@@ -148,7 +122,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
     return () => removeEventListener(EVENT_HOT_COMMAND, handle)
   }, [])
 
-  function handleTabKey(event: KeyboardEvent) {
+  function handleTabKey(event: On.Key) {
     if (!sources?.length || !current) return
     const at = sources.findIndex((s) => s.sourceId === current)
     const to =
@@ -200,7 +174,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
             ref={tabs}
             role="tablist"
             aria-label="热榜来源"
-            onKeyDown={handleTabKey as never}
+            onKeyDown={handleTabKey}
             className="mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] md:flex-wrap"
           >
             {sources.map((s) => (

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react'
-import { copyText, interpretHotItem, notifyError, stopInterpret, type HotItem, type InterpretStatus } from '../../core'
+import { notifyError } from '../../core/api'
+import { copyText } from '../../core/format'
 import { Markdown } from '../../ui/markdown'
+import { interpretHotItem, stopInterpret, type HotItem, type InterpretStatus } from './state'
 
 /**
  * - `submitted`: asked; waiting for the first words.

@@ -1,5 +1,5 @@
-import '../../widgets/hot-news/hot-news.element'
-import type { ScreenProps } from './types'
+import type { ScreenProps } from '../manifest'
+import './hot-news.element'
 
 /** /hotNew: the hot news element; on phones the host header's 列表 and 复制 buttons drive it. */
 export default function HotNewsScreen(_: ScreenProps) {

@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $token, ApiError, configure, formatHeat, hotListText, interpretHotItem, loadHotList, loadHotSources, stopInterpret, type HotList } from '.'
+import { ApiError } from '../../core/api'
+import { configure } from '../../core/config'
+import { $token } from '../../core/stores'
+import { formatHeat, hotListText, interpretHotItem, loadHotList, loadHotSources, stopInterpret, type HotList } from './state'
 
 // The hot-news core against a loopback fake of docs/tools-wire.md (Hot news), with the chat
 // pipeline's stream frames of docs/chat-wire.md for AI 解读.

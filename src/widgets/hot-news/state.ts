@@ -1,7 +1,6 @@
-import { request } from './api'
-import { formatCount } from './format'
-import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart, type ToolReplyStatus } from './tool-reply'
-import { EVENT_HOT_COMMAND } from './wire'
+import { request } from '../../core/api'
+import { formatCount } from '../../core/format'
+import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart, type ToolReplyStatus } from '../../core/tool-reply'
 
 // Shapes and calls: docs/tools-wire.md (Hot news).
 
@@ -66,7 +65,11 @@ export type InterpretResult = ToolReplyResult
  */
 export type HotCommand = 'list' | 'copy'
 
-export { EVENT_HOT_COMMAND }
+/**
+ * detail `{command}`: the host's header buttons on phones drive the widget (the manifest's
+ * `header`, tool.ts, names the same event).
+ */
+export const EVENT_HOT_COMMAND = 'lingxi-hot-command'
 
 declare global {
   interface WindowEventMap {

@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { ImageHost } from './image-host'
 
 defineElement('lingxi-image-host', ImageHost)
@@ -6,5 +6,13 @@ defineElement('lingxi-image-host', ImageHost)
 declare global {
   interface HTMLElementTagNameMap {
     'lingxi-image-host': HTMLElement
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-image-host': ElementAttributes
+    }
   }
 }

@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $confirm, $toasts, $token, answerConfirm, configure, installGlobalListeners, type Image } from '../../core'
+import { configure } from '../../core/config'
+import { answerConfirm, installGlobalListeners } from '../../core/events'
+import { $confirm, $toasts, $token } from '../../core/stores'
+import type { Image } from '../../core/upload'
 
 // <lingxi-image-host> against a loopback fake of getOssSTS → PUT → complete and images/*. Runs
 // under real React and under preact/compat.

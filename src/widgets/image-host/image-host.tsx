@@ -1,31 +1,18 @@
 import { useStore } from '@nanostores/react'
-import { lazy, Suspense, useEffect, useRef, useState } from 'react'
-import {
-  $loginOpen,
-  $token,
-  absoluteUrl,
-  ApiError,
-  confirm,
-  copyText,
-  deleteImage,
-  formatBytes,
-  IMAGE_PAGE_SIZE,
-  imageLink,
-  LINK_FORMATS,
-  listImages,
-  notifyError,
-  openLogin,
-  UNAUTHORIZED_CODES,
-  UPLOAD_ACCEPT,
-  uploadImage,
-  type Image,
-  type LinkFormat,
-} from '../../core'
+import { useEffect, useRef, useState } from 'react'
+import { ApiError, notifyError } from '../../core/api'
+import { confirm } from '../../core/emit'
+import { copyText } from '../../core/format'
+import { $token } from '../../core/stores'
+import { UPLOAD_ACCEPT, uploadImage, type Image } from '../../core/upload'
+import { UNAUTHORIZED_CODES } from '../../core/wire'
 import type { ElementProps } from '../../ui/define'
+import type * as On from '../../ui/events'
 import { Icon, Spinner } from '../../ui/icons'
+import { InlineLogin, LoggedOut } from '../../ui/logged-out'
+import { usePagedList } from '../../ui/use-paged-list'
 import { Lightbox } from './lightbox'
-
-const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
+import { absoluteUrl, deleteImage, formatBytes, imageLink, LINK_FORMATS, listImages, type LinkFormat } from './state'
 
 /** Uploads running at once; the rest wait their turn. */
 const PARALLEL = 3
@@ -43,12 +30,6 @@ interface Job {
   controller: AbortController
 }
 
-interface Page {
-  list: Image[]
-  total: number
-  pageNum: number
-}
-
 /**
  * @summary The image host: upload images by drag and drop, paste or the file picker (several at
  * once, a progress bar each), browse my images, copy a link as URL, Markdown or HTML, preview
@@ -61,28 +42,14 @@ interface Page {
  */
 export function ImageHost(_: ElementProps) {
   const token = useStore($token)
-  const loginOpen = useStore($loginOpen)
   return (
     <>
       {token ? (
         <Gallery key={token} />
       ) : (
-        <div className="py-16 flex flex-col items-center gap-2 text-center">
-          <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
-            <Icon name="image" className="size-7" />
-          </span>
-          <h2 className="mt-2 text-lg font-semibold">登录后使用图床</h2>
-          <p className="text-sm text-muted">拖拽或粘贴上传图片，一键复制链接。</p>
-          <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
-            登录
-          </button>
-        </div>
+        <LoggedOut icon={<Icon name="image" className="size-7" />} title="登录后使用图床" blurb="拖拽或粘贴上传图片，一键复制链接。" />
       )}
-      {(!token || loginOpen) && (
-        <Suspense fallback={null}>
-          <LoginDialog />
-        </Suspense>
-      )}
+      <InlineLogin />
     </>
   )
 }
@@ -94,15 +61,16 @@ function isTyping(target: EventTarget | null): boolean {
 
 function Gallery() {
   const [jobs, setJobs] = useState<Job[]>([])
-  const [page, setPage] = useState<Page | null>(null)
-  const [loading, setLoading] = useState(false)
+  const [state, images] = usePagedList({ load: (pageNum) => listImages(pageNum), key: (i: Image) => i.imageId })
+  // Shown once the first page arrived, or an upload finished before it.
+  const page = state.loaded || state.list.length ? state : null
+  const { loading } = state
   const [dragging, setDragging] = useState(false)
   const [preview, setPreview] = useState<number | null>(null)
   const [announce, setAnnounce] = useState('')
   const inputRef = useRef<HTMLInputElement>(null)
   const sentinelRef = useRef<HTMLDivElement>(null)
   const seq = useRef(0)
-  const latest = useRef(0)
   const alive = useRef(true)
   const jobsRef = useRef<Job[]>([])
   const started = useRef(new Set<number>())
@@ -110,30 +78,12 @@ function Gallery() {
 
   useEffect(() => {
     alive.current = true
-    void load(1)
+    void images.reload()
     return () => {
       alive.current = false
       for (const job of jobsRef.current) job.controller.abort()
     }
   }, [])
-
-  async function load(pageNum: number) {
-    const ticket = ++latest.current
-    setLoading(true)
-    try {
-      const answer = await listImages(pageNum)
-      if (ticket !== latest.current || !alive.current) return
-      setPage((before) => {
-        const kept = pageNum === 1 ? [] : (before?.list ?? [])
-        const seen = new Set(kept.map((i) => i.imageId))
-        return { list: [...kept, ...(answer.list ?? []).filter((i) => !seen.has(i.imageId))], total: answer.total ?? 0, pageNum }
-      })
-    } catch (error) {
-      if (ticket === latest.current) notifyError(error)
-    } finally {
-      if (ticket === latest.current && alive.current) setLoading(false)
-    }
-  }
 
   const hasMore = !!page && page.list.length < page.total
 
@@ -142,7 +92,7 @@ function Gallery() {
     const sentinel = sentinelRef.current
     if (!sentinel || !hasMore || typeof IntersectionObserver === 'undefined') return
     const observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting) && !loading && page) void load(page.pageNum + 1)
+      if (entries.some((e) => e.isIntersecting)) void images.more()
     })
     observer.observe(sentinel)
     return () => observer.disconnect()
@@ -174,7 +124,7 @@ function Gallery() {
       if (!alive.current) return
       update(job.id, { status: 'done', progress: 1 })
       setAnnounce(`${job.name} 上传成功`)
-      setPage((p) => (p ? { ...p, list: [image, ...p.list.filter((i) => i.imageId !== image.imageId)], total: p.total + 1 } : { list: [image], total: 1, pageNum: 1 }))
+      images.update((list) => [image, ...list.filter((i) => i.imageId !== image.imageId)], 1)
       setTimeout(() => alive.current && setJobs((all) => all.filter((j) => j.id !== job.id)), DONE_MS)
     } catch (error) {
       if (job.controller.signal.aborted) return
@@ -219,7 +169,7 @@ function Gallery() {
     return () => document.removeEventListener('paste', onPaste)
   }, [])
 
-  function onDrop(event: DragEvent) {
+  function onDrop(event: On.Drag) {
     event.preventDefault()
     setDragging(false)
     add([...(event.dataTransfer?.files ?? [])])
@@ -229,7 +179,7 @@ function Gallery() {
     if (!(await confirm({ title: '删除图片', message: `确定删除「${image.name}」吗？删除后它的链接将无法访问。`, confirmText: '删除' }))) return
     try {
       await deleteImage(image.imageId)
-      setPage((p) => p && { ...p, list: p.list.filter((i) => i.imageId !== image.imageId), total: Math.max(0, p.total - 1) })
+      images.update((list) => list.filter((i) => i.imageId !== image.imageId), -1)
       setPreview(null)
       setAnnounce(`已删除 ${image.name}`)
     } catch (error) {
@@ -255,7 +205,7 @@ function Gallery() {
           setDragging(true)
         }}
         onDragLeave={() => setDragging(false)}
-        onDrop={onDrop as never}
+        onDrop={onDrop}
         className={`mt-4 rounded-2xl border-2 border-dashed px-4 py-5 sm:py-10 flex flex-col items-center gap-2 sm:gap-3 text-center transition-colors ${
           dragging ? 'border-primary bg-primary/10' : 'border-line bg-surface'
         }`}
@@ -357,7 +307,7 @@ function Gallery() {
         <div ref={sentinelRef} className="mt-6 text-center">
           <button
             type="button"
-            onClick={() => page && load(page.pageNum + 1)}
+            onClick={() => images.more()}
             aria-disabled={loading}
             className="h-10 px-6 rounded-lg border border-line text-ink hover:border-primary hover:text-primary"
           >

@@ -1,7 +1,9 @@
 import { useEffect, useRef, type ReactNode } from 'react'
-import { absoluteUrl, formatBytes, formatTime, type Image } from '../../core'
+import { formatTime } from '../../core/time'
+import type { Image } from '../../core/upload'
 import { Dialog } from '../../ui/dialog'
 import { SM, useMedia } from '../../ui/use-media'
+import { absoluteUrl, formatBytes } from './state'
 
 interface LightboxProps {
   images: Image[]

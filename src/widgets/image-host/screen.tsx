@@ -1,5 +1,5 @@
-import '../../widgets/image-host/image-host.element'
-import type { ScreenProps } from './types'
+import type { ScreenProps } from '../manifest'
+import './image-host.element'
 
 /** /imgSee: the image host element (upload, my images, copy links, preview, delete). */
 export default function ImageHostScreen(_: ScreenProps) {

@@ -1,8 +1,10 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { $token, absoluteUrl, configure, deleteImage, formatBytes, imageLink, listImages } from '../../src/core'
-import { ok, startApi, type Api } from './helpers/api-server'
-import { resetCore } from './helpers/reset'
+import { ok, startApi, type Api } from '../../../tests/unit/helpers/api-server'
+import { resetCore } from '../../../tests/unit/helpers/reset'
+import { configure } from '../../core/config'
+import { $token } from '../../core/stores'
+import { absoluteUrl, deleteImage, formatBytes, imageLink, listImages } from './state'
 
 let server: Api
 beforeAll(async () => {

@@ -1,7 +1,7 @@
-import { request } from './api'
-import { $config } from './config'
-import type { Paged } from './chat'
-import type { Image } from './upload'
+import { request } from '../../core/api'
+import { $config } from '../../core/config'
+import type { Paged } from '../../core/paged-list'
+import type { Image } from '../../core/upload'
 
 // Shapes and calls: docs/tools-wire.md (Files and the image host).
 

@@ -1,2 +1,1 @@
-export { Login, type LoginProps } from './login'
-export { LoginDialog } from '../../ui/login/login-dialog'
+export { Login, LoginDialog, type LoginProps } from './login'

@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Login } from './login'
 
 defineElement('lingxi-login', Login, { button: 'boolean' })
@@ -6,5 +6,13 @@ defineElement('lingxi-login', Login, { button: 'boolean' })
 declare global {
   interface HTMLElementTagNameMap {
     'lingxi-login': HTMLElement & { button?: boolean }
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-login': ElementAttributes
+    }
   }
 }

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { $loginOpen, $user } from '../../core'
+import { $loginOpen, $user } from '../../core/stores'
 
 // Runs under real React and under preact/compat (vitest projects 'react' and 'preact').
 

@@ -1,7 +1,7 @@
 import { useStore } from '@nanostores/react'
-import { $user, openLogin } from '../../core'
+import { $user, openLogin } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
-import { LoginDialog } from '../../ui/login/login-dialog'
+import { LoginDialog as Dialog } from '../../ui/login/login-dialog'
 
 export interface LoginProps extends ElementProps {
   /** Also render a 登录 button while logged out (for pages without a header of their own). */
@@ -28,7 +28,12 @@ export function Login({ button }: LoginProps) {
           登录
         </button>
       )}
-      <LoginDialog />
+      <Dialog />
     </>
   )
+}
+
+/** @summary The login dialog alone (it opens with `openLogin()`), for apps with a 登录 button of their own. */
+export function LoginDialog() {
+  return <Login />
 }

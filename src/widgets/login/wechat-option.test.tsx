@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $loginOpen, $systemConfig, $toasts, $token, configure, EVENT_LOGIN, EVENT_WX_LOGIN, installGlobalListeners } from '../../core'
+import { configure } from '../../core/config'
+import { installGlobalListeners } from '../../core/events'
+import { $loginOpen, $systemConfig, $toasts, $token } from '../../core/stores'
+import { EVENT_LOGIN, EVENT_WX_LOGIN } from '../../core/wire'
 
 // The login dialog's 微信登录 (src/ui/login/login-dialog.tsx): hidden when the server has no WeChat
 // app, the terms first, a popup on the authorize address, and after the popup's wx_login_success
@@ -31,7 +34,7 @@ beforeAll(async () => {
     opened.push({ url: String(url), target })
     return {} as Window
   }) as typeof window.open
-  await import('../login/login.element')
+  await import('./login.element')
 })
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
 afterEach(() => {

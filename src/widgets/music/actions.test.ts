@@ -1,11 +1,9 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { configure } from '../../core/config'
+import { $token } from '../../core/stores'
 import {
-  $player,
-  $songs,
-  $token,
-  configure,
   deleteSong,
   formatDuration,
   generateCustomMusic,
@@ -19,8 +17,9 @@ import {
   stopPlayer,
   togglePlay,
   validateSong,
-  type Song,
-} from '.'
+} from './actions'
+import { $player } from './player-state'
+import { $songs, type Song } from './state'
 
 // The music core against a loopback fake of docs/tools-wire.md (Music): list paging, generation,
 // progress from the account channel or — while it is closed — from song/get every 3 s, and the

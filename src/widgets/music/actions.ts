@@ -1,29 +1,16 @@
-import { accountChannelOpen, onAccountEvent } from './account-events'
-import { request } from './api'
-import { refreshUser } from './auth'
-import type { Paged } from './chat'
-import { toast } from './emit'
-import { shared } from './shared'
-import { $player, $songs, EMPTY_LIST, IDLE, MUSIC_LIMITS, MUSIC_PAGE_SIZE, MUSIC_POLL_MS, type CustomSongInput, type PlayerState, type Song, type SongStatus } from './music-state'
-import { $token } from './stores'
+import { accountChannelOpen, onAccountEvent } from '../../core/account-events'
+import { request } from '../../core/api'
+import { refreshUser } from '../../core/auth'
+import { toast } from '../../core/emit'
+import type { Paged } from '../../core/paged-list'
+import { shared } from '../../core/shared'
+import { $token } from '../../core/stores'
+import { $player, IDLE, type PlayerState } from './player-state'
+import { $songs, EMPTY_LIST, MUSIC_LIMITS, MUSIC_PAGE_SIZE, MUSIC_POLL_MS, type CustomSongInput, type Song, type SongStatus } from './state'
 
 // Shapes and calls: docs/tools-wire.md (Music). The spec's music state — list, current item,
 // audio status — is $songs and $player; the one <audio> of the page lives here, outside every
 // widget, so a song keeps playing while the host page shows another route.
-
-export {
-  $player,
-  $songs,
-  MUSIC_LIMITS,
-  MUSIC_PAGE_SIZE,
-  MUSIC_POLL_MS,
-  type AudioStatus,
-  type CustomSongInput,
-  type MusicList,
-  type PlayerState,
-  type Song,
-  type SongStatus,
-} from './music-state'
 
 const call = <T>(path: string, body: object) => request<T>(`/music/${path}`, body)
 

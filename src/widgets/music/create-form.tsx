@@ -1,17 +1,13 @@
 import { useStore } from '@nanostores/react'
 import { useState, type ReactNode } from 'react'
-import {
-  $user,
-  formatCount,
-  generateCustomMusic,
-  generateLyrics,
-  generateMusic,
-  MUSIC_LIMITS,
-  notifyError,
-  toast,
-  validateSong,
-} from '../../core'
+import { notifyError } from '../../core/api'
+import { toast } from '../../core/emit'
+import { formatCount } from '../../core/format'
+import { $user } from '../../core/stores'
+import type * as On from '../../ui/events'
+import { generateCustomMusic, generateLyrics, generateMusic, validateSong } from './actions'
 import { Glyph } from './glyphs'
+import { MUSIC_LIMITS } from './state'
 
 type Mode = 'simple' | 'custom'
 type Field = 'prompt' | 'lyric' | 'tags' | 'title'
@@ -74,8 +70,8 @@ export function CreateForm() {
   const [sending, setSending] = useState(false)
   const [writing, setWriting] = useState(false)
 
-  const value = (e: Event) => (e.target as HTMLInputElement | HTMLTextAreaElement).value
-  const edit = (field: Field, set: (v: string) => void) => (e: Event) => {
+  const value = (e: On.Input) => (e.target as HTMLInputElement | HTMLTextAreaElement).value
+  const edit = (field: Field, set: (v: string) => void) => (e: On.Input) => {
     set(value(e))
     if (errors[field]) setErrors((x) => ({ ...x, [field]: undefined }))
   }
@@ -108,7 +104,7 @@ export function CreateForm() {
     }
   }
 
-  async function handleSubmit(event: Event) {
+  async function handleSubmit(event: On.Submit) {
     event.preventDefault()
     if (sending) return
     const found = mode === 'simple' ? validateSong('simple', { prompt }) : validateSong('custom', { lyric, tags, title, instrumental })
@@ -142,7 +138,7 @@ export function CreateForm() {
   )
 
   return (
-    <form onSubmit={handleSubmit as never} noValidate aria-label="创作音乐" className="rounded-card border border-line bg-surface p-4 flex flex-col gap-4">
+    <form onSubmit={handleSubmit} noValidate aria-label="创作音乐" className="rounded-card border border-line bg-surface p-4 flex flex-col gap-4">
       <div role="group" aria-label="创作模式" className="flex p-1 rounded-lg bg-raised">
         {tab('simple', '灵感模式')}
         {tab('custom', '自定义模式')}
@@ -155,7 +151,7 @@ export function CreateForm() {
               id="lx-music-prompt"
               rows={4}
               value={prompt}
-              onInput={edit('prompt', setPrompt) as never}
+              onInput={edit('prompt', setPrompt)}
               placeholder="描述你想要的歌曲：主题、情绪、风格……"
               className={`${inputClass} py-2 resize-y min-h-24`}
               {...aria('prompt')}
@@ -172,10 +168,10 @@ export function CreateForm() {
       ) : (
         <>
           <FieldBox id="lx-music-title" label="歌名" error={errors.title} count={title.trim().length} limit={MUSIC_LIMITS.title}>
-            <input id="lx-music-title" value={title} onInput={edit('title', setTitle) as never} placeholder="给歌曲起个名字" className={`${inputClass} h-10`} {...aria('title')} />
+            <input id="lx-music-title" value={title} onInput={edit('title', setTitle)} placeholder="给歌曲起个名字" className={`${inputClass} h-10`} {...aria('title')} />
           </FieldBox>
           <FieldBox id="lx-music-tags" label="音乐风格" error={errors.tags} count={tags.trim().length} limit={MUSIC_LIMITS.tags}>
-            <input id="lx-music-tags" value={tags} onInput={edit('tags', setTags) as never} placeholder="如：流行, 钢琴, 女声" className={`${inputClass} h-10`} {...aria('tags')} />
+            <input id="lx-music-tags" value={tags} onInput={edit('tags', setTags)} placeholder="如：流行, 钢琴, 女声" className={`${inputClass} h-10`} {...aria('tags')} />
             <div className="mt-2 flex flex-wrap gap-1.5" role="group" aria-label="常用风格">
               {STYLE_CHIPS.map((tag) => (
                 <button key={tag} type="button" onClick={() => addTag(tag)} className="px-2 py-0.5 rounded-full border border-line text-xs text-muted hover:text-ink hover:border-primary">
@@ -207,7 +203,7 @@ export function CreateForm() {
                 id="lx-music-lyric"
                 rows={8}
                 value={lyric}
-                onInput={edit('lyric', setLyric) as never}
+                onInput={edit('lyric', setLyric)}
                 placeholder={'[Verse]\n写下你的歌词……\n[Chorus]\n……'}
                 className={`${inputClass} py-2 resize-y min-h-40 font-mono text-[13px] leading-6`}
                 {...aria('lyric')}

@@ -1,4 +1,4 @@
-import { isWebUrl } from '../../core'
+import { isWebUrl } from './actions'
 
 /** The player's line glyphs (24×24, currentColor): drawn here so no icon font is ever loaded. */
 const d = {

@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Music } from './music'
 
 defineElement('lingxi-music', Music, { mini: 'boolean' })
@@ -8,6 +8,14 @@ declare global {
     'lingxi-music': HTMLElement & {
       /** Only the compact player bar. */
       mini: boolean
+    }
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-music': ElementAttributes
     }
   }
 }

@@ -1,7 +1,11 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $player, $token, $user, configure, stopPlayer, type Song } from '../../core'
+import { configure } from '../../core/config'
+import { $token, $user } from '../../core/stores'
+import { stopPlayer } from './actions'
+import { $player } from './player-state'
+import type { Song } from './state'
 
 // <lingxi-music> against a loopback fake of the music endpoints (docs/tools-wire.md). Runs under
 // real React and under preact/compat.

@@ -1,13 +1,15 @@
 import { useStore } from '@nanostores/react'
-import { lazy, Suspense, useEffect, useState } from 'react'
-import { $loginOpen, $songs, $token, loadSongs, notifyError, openLogin, startMusic } from '../../core'
+import { useEffect, useState } from 'react'
+import { notifyError } from '../../core/api'
+import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
+import { InlineLogin, LoggedOut } from '../../ui/logged-out'
+import { loadSongs, startMusic } from './actions'
 import { CreateForm } from './create-form'
 import { Glyph } from './glyphs'
 import { MiniPlayer, Player } from './player'
 import { SongList } from './song-list'
-
-const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
+import { $songs } from './state'
 
 export interface MusicProps extends ElementProps {
   /** Only the compact player bar (nothing while no song is current). */
@@ -31,29 +33,15 @@ export interface MusicProps extends ElementProps {
 export function Music({ mini }: MusicProps) {
   useState(startMusic)
   const token = useStore($token)
-  const loginOpen = useStore($loginOpen)
   if (mini) return <MiniPlayer />
   return (
     <>
       {token ? (
         <Studio />
       ) : (
-        <div className="py-16 flex flex-col items-center gap-2 text-center">
-          <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
-            <Glyph name="note" className="size-7" />
-          </span>
-          <h2 className="mt-2 text-lg font-semibold">登录后创作音乐</h2>
-          <p className="text-sm text-muted">一句描述或一段歌词，生成两首完整的歌曲。</p>
-          <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
-            登录
-          </button>
-        </div>
+        <LoggedOut icon={<Glyph name="note" className="size-7" />} title="登录后创作音乐" blurb="一句描述或一段歌词，生成两首完整的歌曲。" />
       )}
-      {(!token || loginOpen) && (
-        <Suspense fallback={null}>
-          <LoginDialog />
-        </Suspense>
-      )}
+      <InlineLogin />
     </>
   )
 }

@@ -1,23 +1,10 @@
 import { useStore } from '@nanostores/react'
 import { useState } from 'react'
-import {
-  $player,
-  $songs,
-  EVENT_NAVIGATE,
-  formatDuration,
-  hasNext,
-  hasPrevious,
-  isPlayable,
-  isWebUrl,
-  playNext,
-  playPrevious,
-  seekTo,
-  stopPlayer,
-  togglePlay,
-  type PlayerState,
-  type Song,
-} from '../../core'
+import { EVENT_NAVIGATE } from '../../core/wire'
+import { formatDuration, hasNext, hasPrevious, isPlayable, isWebUrl, playNext, playPrevious, seekTo, stopPlayer, togglePlay } from './actions'
 import { Cover, DemoBadge, Glyph, IconButton } from './glyphs'
+import { $player, type PlayerState } from './player-state'
+import { $songs, type Song } from './state'
 
 const busy = (p: PlayerState) => p.status === 'playing' || p.status === 'loading'
 

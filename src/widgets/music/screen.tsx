@@ -1,9 +1,9 @@
-import '../../widgets/music/music.element'
-import type { ScreenProps } from './types'
+import type { ScreenProps } from '../manifest'
+import './music.element'
 
 /**
  * /music: the music element. The song keeps playing when the person goes to another route: the
- * audio belongs to the page (src/core/music.ts), and the host shows `MusicBar` meanwhile.
+ * audio belongs to the page (actions.ts), and the host shows `MusicBar` meanwhile (the manifest's `bar`).
  */
 export default function MusicScreen(_: ScreenProps) {
   return <lingxi-music />

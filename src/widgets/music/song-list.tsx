@@ -1,21 +1,11 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useState } from 'react'
-import {
-  $player,
-  $songs,
-  confirm,
-  deleteSong,
-  formatDuration,
-  isPlayable,
-  isWebUrl,
-  loadSongs,
-  notifyError,
-  pausePlayer,
-  playSong,
-  songProgress,
-  type Song,
-} from '../../core'
+import { notifyError } from '../../core/api'
+import { confirm } from '../../core/emit'
+import { deleteSong, formatDuration, isPlayable, isWebUrl, loadSongs, pausePlayer, playSong, songProgress } from './actions'
 import { Cover, DemoBadge, Glyph, IconButton } from './glyphs'
+import { $player } from './player-state'
+import { $songs, type Song } from './state'
 
 const STATUS_TEXT: Record<Song['status'], string> = {
   submitted: '已提交',

@@ -1,8 +1,8 @@
 import { atom } from 'nanostores'
-import { shared } from './shared'
+import { shared } from '../../core/shared'
 
 // The spec's music state — list, current item, audio status — apart from the music actions
-// (src/core/music.ts), so the host page can follow what plays without loading them.
+// (actions.ts); the player's own state is player-state.ts, which the host reads alone.
 
 /**
  * - `submitted`: accepted, not queued upstream yet.
@@ -45,25 +45,6 @@ export interface MusicList {
   loaded: boolean
 }
 
-/**
- * - `idle`: nothing loaded.
- * - `loading`: fetching or buffering the current song.
- * - `playing`: sound is coming out.
- * - `paused`: stopped by the person, or at the end of the list.
- * - `error`: the audio could not be loaded.
- */
-export type AudioStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'error'
-
-export interface PlayerState {
-  status: AudioStatus
-  /** The current item (a copy, kept up to date while it is in the list). */
-  song: Song | null
-  /** Seconds. */
-  currentTime: number
-  /** Seconds; null while unknown (a stream still being written). */
-  duration: number | null
-}
-
 export interface CustomSongInput {
   lyric: string
   tags: string
@@ -79,7 +60,6 @@ export const MUSIC_POLL_MS = 3000
 export const MUSIC_LIMITS = { prompt: 400, lyric: 3000, tags: 200, title: 80 } as const
 
 export const EMPTY_LIST: MusicList = { list: [], total: 0, pageNum: 0, loading: false, loaded: false }
-export const IDLE: PlayerState = { status: 'idle', song: null, currentTime: 0, duration: null }
 
 export const $songs = /* @__PURE__ */ shared('$songs', () => atom<MusicList>(EMPTY_LIST))
-export const $player = /* @__PURE__ */ shared('$player', () => atom<PlayerState>(IDLE))
+

@@ -1,18 +1,9 @@
-import { useEffect, useRef, useState } from 'react'
-import {
-  ApiError,
-  formatWindow,
-  formatYuan,
-  KEYWORD_MAX,
-  listActivities,
-  notifyError,
-  PLATFORMS,
-  type Activity,
-  type ActivityPlatform,
-  type ActivityStatus,
-} from '../../core'
+import { useEffect, useState } from 'react'
+import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
-import { ActivityStatusBadge, detailHref, SessionStatusBadge } from './parts'
+import { usePagedList } from '../../ui/use-paged-list'
+import { ActivityStatusBadge, detailHref, refusal, SessionStatusBadge } from './parts'
+import { formatWindow, formatYuan, KEYWORD_MAX, listActivities, PLATFORMS, type Activity, type ActivityPlatform, type ActivityStatus } from './state'
 
 const STATUSES: [ActivityStatus | '', string][] = [
   ['', '全部状态'],
@@ -29,38 +20,19 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
   const [status, setStatus] = useState<ActivityStatus | ''>('')
   const [keyword, setKeyword] = useState('')
   const [typed, setTyped] = useState('')
-  const [items, setItems] = useState<Activity[] | null>(null)
-  const [total, setTotal] = useState(0)
-  const [page, setPage] = useState(1)
-  const [loading, setLoading] = useState(false)
-  const ticket = useRef(0)
-  /** Why the first page could not be loaded (no permission…), shown in place of the list. */
-  const [refused, setRefused] = useState<string | null>(null)
+  const [state, activities] = usePagedList({
+    load: (pageNum, query: { platform: ActivityPlatform | ''; status: ActivityStatus | ''; keyword: string }) =>
+      listActivities({ quality, platform: query.platform || undefined, status: query.status || undefined, keyword: query.keyword, pageNum }),
+    key: (a: Activity) => a.activityId,
+  })
+  // null until the first page answered (or failed: then empty, with why in place of the list)
+  const items = state.loaded || state.error ? state.list : null
+  const { total, loading } = state
+  const refused = refusal(state.error)
   const id = quality ? 'lx-mo' : 'lx-o'
 
-  async function load(pageNum: number) {
-    const mine = ++ticket.current
-    setLoading(true)
-    try {
-      const answer = await listActivities({ quality, platform: platform || undefined, status: status || undefined, keyword, pageNum })
-      if (mine !== ticket.current) return
-      setRefused(null)
-      setItems((prev) => (pageNum === 1 || !prev ? answer.list : [...prev, ...answer.list.filter((a) => !prev.some((p) => p.activityId === a.activityId))]))
-      setTotal(answer.total)
-      setPage(pageNum)
-    } catch (error) {
-      if (mine === ticket.current) {
-        notifyError(error)
-        if (pageNum === 1) setRefused(error instanceof ApiError ? error.message : '加载失败，请稍后重试')
-        setItems((prev) => prev ?? [])
-      }
-    } finally {
-      if (mine === ticket.current) setLoading(false)
-    }
-  }
-
   useEffect(() => {
-    void load(1)
+    void activities.reload({ platform, status, keyword })
   }, [platform, status, keyword])
 
   const filtered = Boolean(platform || status || keyword)
@@ -70,12 +42,12 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
         role="search"
         aria-label="筛选任务"
         onSubmit={
-          ((e: Event) => {
+          (e: On.Submit) => {
             e.preventDefault()
             // The field itself: an edit in the same tick as the submit is not rendered yet.
             const field = (e.target as HTMLFormElement).querySelector('input[type=search]') as HTMLInputElement | null
             setKeyword((field?.value ?? typed).trim())
-          }) as never
+          }
         }
         className="flex flex-wrap items-center gap-2"
       >
@@ -147,7 +119,7 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
               <div className="mt-4 text-center">
                 <button
                   type="button"
-                  onClick={() => !loading && load(page + 1)}
+                  onClick={() => activities.more()}
                   aria-disabled={loading || undefined}
                   className="h-9 px-6 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary"
                 >

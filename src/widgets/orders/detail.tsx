@@ -1,22 +1,11 @@
 import { lazy, Suspense, useEffect, useState } from 'react'
-import {
-  ApiError,
-  cancelOrder,
-  confirm,
-  formatTime,
-  formatWindow,
-  formatYuan,
-  loadActivityDetail,
-  notifyError,
-  onRedPackState,
-  takeOrder,
-  toast,
-  type ActivityDetail,
-  type Order,
-} from '../../core'
+import { ApiError, notifyError } from '../../core/api'
+import { confirm, toast } from '../../core/emit'
+import { formatTime } from '../../core/time'
 import { Markdown } from '../../ui/markdown'
 import { DraftEditor } from './draft-editor'
 import { canClaim, fileSrc, OrderStatusBadge, PAY_MOVING, PayStateBadge, SessionStatusBadge } from './parts'
+import { cancelOrder, formatWindow, formatYuan, loadActivityDetail, onRedPackState, takeOrder, type ActivityDetail, type Order } from './state'
 import { SubmitForm } from './submit-form'
 
 const RedPacket = lazy(() => import('./red-packet').then((m) => ({ default: m.RedPacket })))

@@ -1,6 +1,9 @@
 import { useEffect, useRef, useState } from 'react'
-import { confirm, copyText, DRAFT_MAX, draftOrder, notifyError, saveDraft, stopDraft, toast, type Order } from '../../core'
+import { notifyError } from '../../core/api'
+import { confirm, toast } from '../../core/emit'
+import { copyText } from '../../core/format'
 import { Icon } from '../../ui/icons'
+import { DRAFT_MAX, draftOrder, saveDraft, stopDraft, type Order } from './state'
 
 type Phase = 'idle' | 'submitted' | 'streaming'
 

@@ -1,6 +1,8 @@
-import { lazy, Suspense, useEffect, useRef, useState } from 'react'
-import { ApiError, formatTime, formatYuan, loadMyOrders, notifyError, onRedPackState, ORDER_STATUS_TEXT, type Order, type OrderStatus, type PayState } from '../../core'
-import { canClaim, detailHref, OrderStatusBadge, PAY_MOVING, PayStateBadge } from './parts'
+import { lazy, Suspense, useEffect, useState } from 'react'
+import { formatTime } from '../../core/time'
+import { usePagedList } from '../../ui/use-paged-list'
+import { canClaim, detailHref, OrderStatusBadge, PAY_MOVING, PayStateBadge, refusal } from './parts'
+import { formatYuan, loadMyOrders, onRedPackState, ORDER_STATUS_TEXT, type Order, type OrderStatus, type PayState } from './state'
 
 const RedPacket = lazy(() => import('./red-packet').then((m) => ({ default: m.RedPacket })))
 
@@ -9,42 +11,22 @@ const FILTERS: (OrderStatus | '')[] = ['', 'taken', 'submitted', 'approved', 're
 /** 我的订单: my orders on this platform, newest first, with 领取红包 on approved ones. */
 export function MyOrders({ quality, base }: { quality: boolean; base: string }) {
   const [status, setStatus] = useState<OrderStatus | ''>('')
-  const [items, setItems] = useState<Order[] | null>(null)
-  const [total, setTotal] = useState(0)
-  const [page, setPage] = useState(1)
-  const [loading, setLoading] = useState(false)
+  const [state, orders] = usePagedList({
+    load: (pageNum, query: { status: OrderStatus | '' }) => loadMyOrders({ quality, status: query.status || undefined, pageNum }),
+    key: (o: Order) => o.orderId,
+  })
+  // null until the first page answered (or failed: then empty, with why in place of the list)
+  const items = state.loaded || state.error ? state.list : null
+  const { total, loading } = state
+  const refused = refusal(state.error)
   const [claiming, setClaiming] = useState<Order | null>(null)
-  const ticket = useRef(0)
-  /** Why the first page could not be loaded (no permission…), shown in place of the list. */
-  const [refused, setRefused] = useState<string | null>(null)
-
-  async function load(pageNum: number) {
-    const mine = ++ticket.current
-    setLoading(true)
-    try {
-      const answer = await loadMyOrders({ quality, status: status || undefined, pageNum })
-      if (mine !== ticket.current) return
-      setRefused(null)
-      setItems((prev) => (pageNum === 1 || !prev ? answer.list : [...prev, ...answer.list.filter((o) => !prev.some((p) => p.orderId === o.orderId))]))
-      setTotal(answer.total)
-      setPage(pageNum)
-    } catch (error) {
-      if (mine === ticket.current) {
-        notifyError(error)
-        if (pageNum === 1) setRefused(error instanceof ApiError ? error.message : '加载失败，请稍后重试')
-        setItems((prev) => prev ?? [])
-      }
-    } finally {
-      if (mine === ticket.current) setLoading(false)
-    }
-  }
 
   useEffect(() => {
-    void load(1)
+    void orders.reload({ status })
   }, [status])
 
   function paid(orderId: string, payState: PayState) {
-    setItems((all) => all?.map((o) => (o.orderId === orderId && o.payState !== payState ? { ...o, payState } : o)) ?? all)
+    orders.update((list) => list.map((o) => (o.orderId === orderId && o.payState !== payState ? { ...o, payState } : o)))
   }
 
   // Packets move on the server (sent, received, refunded) without anyone asking: follow them on the
@@ -113,7 +95,7 @@ export function MyOrders({ quality, base }: { quality: boolean; base: string }) 
             </ul>
             {items.length < total && (
               <div className="mt-4 text-center">
-                <button type="button" onClick={() => !loading && load(page + 1)} aria-disabled={loading || undefined} className="h-9 px-6 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary">
+                <button type="button" onClick={() => orders.more()} aria-disabled={loading || undefined} className="h-9 px-6 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary">
                   {loading ? '加载中…' : '加载更多'}
                 </button>
               </div>

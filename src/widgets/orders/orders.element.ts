@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Orders } from './orders'
 
 defineElement('lingxi-orders', Orders, { quality: 'boolean', view: 'string', activityId: 'string', sessionId: 'string', basePath: 'string' })
@@ -15,6 +15,14 @@ declare global {
       sessionId?: string
       /** Where the platform lives on this site (default /orders, or /miracleOrders with quality). */
       basePath?: string
+    }
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-orders': ElementAttributes
     }
   }
 }

@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $confirm, $toasts, $token, answerConfirm, configure, installGlobalListeners, type Activity, type Order } from '../../core'
+import { configure } from '../../core/config'
+import { answerConfirm, installGlobalListeners } from '../../core/events'
+import { $confirm, $toasts, $token } from '../../core/stores'
+import type { Activity, Order } from './state'
 
 // <lingxi-orders> against a loopback fake of docs/orders-wire.md (orders, red packets), the chat
 // pipeline's stream frames for AI 起草 and the upload calls. Runs under real React and preact/compat.

@@ -1,12 +1,13 @@
 import { useStore } from '@nanostores/react'
 import { lazy, Suspense, useRef, useState } from 'react'
-import { $loginOpen, $token, openLogin } from '../../core'
+import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
+import type * as On from '../../ui/events'
 import { Icon, Spinner } from '../../ui/icons'
+import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { ActivityList } from './activity-list'
 import { MyOrders } from './my-orders'
 
-const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
 const Detail = lazy(() => import('./detail').then((m) => ({ default: m.Detail })))
 
 export interface OrdersProps extends ElementProps {
@@ -35,22 +36,12 @@ export interface OrdersProps extends ElementProps {
  */
 export function Orders({ quality, view, activityId, sessionId, basePath }: OrdersProps) {
   const token = useStore($token)
-  const loginOpen = useStore($loginOpen)
   const q = Boolean(quality)
   const base = (basePath || (q ? '/miracleOrders' : '/orders')).replace(/\/+$/, '')
   let body
   if (!token) {
     body = (
-      <div className="py-16 flex flex-col items-center gap-2 text-center">
-        <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
-          <Icon name={q ? 'quality' : 'orders'} className="size-7" />
-        </span>
-        <h2 className="mt-2 text-lg font-semibold">登录后接单</h2>
-        <p className="text-sm text-muted">承接内容任务，审核通过即得微信红包。</p>
-        <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
-          登录
-        </button>
-      </div>
+      <LoggedOut icon={<Icon name={q ? 'quality' : 'orders'} className="size-7" />} title="登录后接单" blurb="承接内容任务，审核通过即得微信红包。" />
     )
   } else if (view === 'detail' && activityId && sessionId) {
     body = (
@@ -64,11 +55,7 @@ export function Orders({ quality, view, activityId, sessionId, basePath }: Order
   return (
     <>
       {body}
-      {(!token || loginOpen) && (
-        <Suspense fallback={null}>
-          <LoginDialog />
-        </Suspense>
-      )}
+      <InlineLogin />
     </>
   )
 }
@@ -84,7 +71,7 @@ function Platform({ quality, base, initial }: { quality: boolean; base: string; 
   const tabs = useRef<HTMLDivElement>(null)
   const id = quality ? 'lx-mo' : 'lx-o'
 
-  function handleKey(event: KeyboardEvent) {
+  function handleKey(event: On.Key) {
     if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) return
     event.preventDefault()
     const next: Tab = event.key === 'Home' ? 'list' : event.key === 'End' ? 'mine' : tab === 'list' ? 'mine' : 'list'
@@ -99,7 +86,7 @@ function Platform({ quality, base, initial }: { quality: boolean; base: string; 
           {quality ? '优质接单平台' : '接单平台'}
           {quality && <span className="px-1.5 py-0.5 rounded-md bg-primary text-primary-ink text-xs font-semibold">优质</span>}
         </h2>
-        <div ref={tabs} role="tablist" aria-label="接单平台" onKeyDown={handleKey as never} className="flex rounded-lg border border-line p-0.5 bg-surface">
+        <div ref={tabs} role="tablist" aria-label="接单平台" onKeyDown={handleKey} className="flex rounded-lg border border-line p-0.5 bg-surface">
           {TABS.map(([key, label]) => (
             <button
               key={key}

@@ -1,4 +1,6 @@
-import { $config, ACTIVITY_STATUS_TEXT, ORDER_STATUS_TEXT, PAY_STATE_TEXT, SESSION_STATUS_TEXT, type ActivityStatus, type OrderStatus, type PayState, type SessionStatus } from '../../core'
+import { ApiError } from '../../core/api'
+import { $config } from '../../core/config'
+import { ACTIVITY_STATUS_TEXT, ORDER_STATUS_TEXT, PAY_STATE_TEXT, SESSION_STATUS_TEXT, type ActivityStatus, type OrderStatus, type PayState, type SessionStatus } from './state'
 
 /** A stored file's address usable from any page: Lingxi paths (`/files/…`) go to the API origin. */
 export const fileSrc = (url: string) => (/^\/(?!\/)/.test(url) ? `${$config.get().apiBase}${url}` : url)
@@ -58,3 +60,6 @@ export const canClaim = (order: { status: OrderStatus; payState: PayState }) =>
 
 /** Accepted by WeChat and not settled yet: the server's checks will move it (SENT → RECEIVED…). */
 export const PAY_MOVING: readonly PayState[] = ['SENDING', 'SENT', 'RFUND_ING']
+
+/** Why a list's first page could not be loaded (no permission…), shown in place of the list; null when it was. */
+export const refusal = (error: unknown): string | null => (error ? (error instanceof ApiError ? error.message : '加载失败，请稍后重试') : null)

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react'
-import { ApiError, claimRedPack, EVENT_WX_LOGIN, formatYuan, isPayFinal, PAY_STATE_TEXT, type PayState, type RedPackState } from '../../core'
+import { ApiError } from '../../core/api'
+import { EVENT_WX_LOGIN } from '../../core/wire'
 import { siteHref } from '../../ui/boot'
 import { Dialog } from '../../ui/dialog'
+import { claimRedPack, formatYuan, isPayFinal, PAY_STATE_TEXT, type PayState, type RedPackState } from './state'
 
 /** The two packet images (the host page preloads them). */
 export const PACKET_CLOSED = '/red-packet-closed.svg'

@@ -1,14 +1,11 @@
-import { useStore } from '@nanostores/react'
-import '../../widgets/orders/orders.element'
-import { $location } from '../router'
-import type { ScreenProps } from './types'
+import type { ScreenProps } from '../manifest'
+import './orders.element'
 
 /**
  * /orders and /miracleOrders (任务大厅, 我的订单 with `?view=mine`) and their detail routes
  * `…/ordersDetail/{activityId}/{activitySessionId}`: the orders element, quality on /miracleOrders.
  */
-export default function OrdersScreen({ route, search }: ScreenProps) {
-  const { pathname } = useStore($location)
+export default function OrdersScreen({ route, pathname, search }: ScreenProps) {
   const quality = route.path.startsWith('/miracleOrders')
   const base = quality ? '/miracleOrders' : '/orders'
   const detail = /\/ordersDetail\/([^/]+)\/([^/]+)\/?$/.exec(pathname)

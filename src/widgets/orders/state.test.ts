@@ -1,18 +1,10 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $token, ApiError, configure } from '.'
-import {
-  claimRedPack,
-  draftOrder,
-  formatWindow,
-  formatYuan,
-  listActivities,
-  loadMyOrders,
-  submitOrder,
-  validateSubmission,
-  wechatAuthorizeUrl,
-} from './orders'
+import { ApiError } from '../../core/api'
+import { configure } from '../../core/config'
+import { $token } from '../../core/stores'
+import { claimRedPack, draftOrder, formatWindow, formatYuan, listActivities, loadMyOrders, submitOrder, validateSubmission, wechatAuthorizeUrl } from './state'
 
 // The order-platform core against a loopback fake of docs/orders-wire.md, with the chat
 // pipeline's stream frames for AI 起草.

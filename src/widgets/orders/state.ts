@@ -1,7 +1,7 @@
-import { onAccountEvent } from './account-events'
-import { ApiError, request } from './api'
-import type { Paged } from './chat'
-import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart } from './tool-reply'
+import { onAccountEvent } from '../../core/account-events'
+import { ApiError, request } from '../../core/api'
+import type { Paged } from '../../core/paged-list'
+import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart } from '../../core/tool-reply'
 
 // Shapes and calls: docs/orders-wire.md (order platforms, red packets, WeChat login).
 
@@ -364,4 +364,4 @@ export async function claimRedPack(orderId: string, opts: WatchRedPackOptions = 
   }
 }
 
-export { bindWechat, wechatAuthorizeUrl } from './wechat'
+export { bindWechat, wechatAuthorizeUrl } from '../../core/wechat'

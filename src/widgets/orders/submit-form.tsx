@@ -1,17 +1,10 @@
 import { useEffect, useRef, useState } from 'react'
-import {
-  ApiError,
-  LINK_MAX,
-  notifyError,
-  SCREENSHOTS_MAX,
-  submitOrder,
-  toast,
-  UPLOAD_ACCEPT,
-  uploadImage,
-  validateSubmission,
-  type Order,
-} from '../../core'
+import { ApiError, notifyError } from '../../core/api'
+import { toast } from '../../core/emit'
+import { UPLOAD_ACCEPT, uploadImage } from '../../core/upload'
+import type * as On from '../../ui/events'
 import { fileSrc } from './parts'
+import { LINK_MAX, SCREENSHOTS_MAX, submitOrder, validateSubmission, type Order } from './state'
 
 interface Shot {
   id: number
@@ -78,7 +71,7 @@ export function SubmitForm({ order, onSubmitted }: { order: Order; onSubmitted: 
     setError('')
   }
 
-  async function handleSubmit(event: Event) {
+  async function handleSubmit(event: On.Submit) {
     event.preventDefault()
     if (busy) return
     if (shots.some((s) => s.status === 'uploading')) {
@@ -110,7 +103,7 @@ export function SubmitForm({ order, onSubmitted }: { order: Order; onSubmitted: 
 
   const uploading = shots.some((s) => s.status === 'uploading')
   return (
-    <form onSubmit={handleSubmit as never} noValidate aria-labelledby="lx-od-submit" className="flex flex-col gap-3">
+    <form onSubmit={handleSubmit} noValidate aria-labelledby="lx-od-submit" className="flex flex-col gap-3">
       <h4 id="lx-od-submit" className="font-medium">
         2. 发布后提交
       </h4>

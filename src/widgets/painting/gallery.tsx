@@ -1,43 +1,21 @@
 import { useEffect, useRef, useState } from 'react'
-import { notifyError, painting, PAINTING_LIMITS, sendPromptToMj, toast, type GalleryWork } from '../../core'
+import { notifyError } from '../../core/api'
+import { toast } from '../../core/emit'
 import { Spinner } from '../../ui/icons'
+import { usePagedList } from '../../ui/use-paged-list'
 import { Lightbox } from './lightbox'
-
-interface Page {
-  list: GalleryWork[]
-  total: number
-  pageNum: number
-}
+import { painting, PAINTING_LIMITS, sendPromptToMj, type GalleryWork } from './state'
 
 /** /gallery: published works in a masonry grid that loads more as it scrolls; 做同款 takes a prompt to /mj. */
 export default function GalleryView() {
-  const [page, setPage] = useState<Page | null>(null)
-  const [loading, setLoading] = useState(false)
+  const [state, works] = usePagedList({ load: (pageNum) => painting.gallery(pageNum, PAINTING_LIMITS.galleryPageSize), key: (w: GalleryWork) => w.workId })
+  const page = state.loaded ? state : null
+  const { loading } = state
   const [open, setOpen] = useState<GalleryWork | null>(null)
   const sentinel = useRef<HTMLDivElement>(null)
-  const busy = useRef(false)
-
-  async function load(pageNum: number) {
-    if (busy.current) return
-    busy.current = true
-    setLoading(true)
-    try {
-      const answer = await painting.gallery(pageNum, PAINTING_LIMITS.galleryPageSize)
-      setPage((before) => {
-        const kept = pageNum === 1 ? [] : (before?.list ?? [])
-        const seen = new Set(kept.map((w) => w.workId))
-        return { list: [...kept, ...(answer.list ?? []).filter((w) => !seen.has(w.workId))], total: answer.total ?? 0, pageNum }
-      })
-    } catch (error) {
-      notifyError(error)
-    } finally {
-      busy.current = false
-      setLoading(false)
-    }
-  }
 
   useEffect(() => {
-    void load(1)
+    void works.reload()
   }, [])
 
   const more = page !== null && page.list.length < page.total
@@ -48,7 +26,7 @@ export default function GalleryView() {
     if (!el || !more || typeof IntersectionObserver === 'undefined') return
     const observer = new IntersectionObserver(
       (entries) => {
-        if (entries.some((e) => e.isIntersecting) && page) void load(page.pageNum + 1)
+        if (entries.some((e) => e.isIntersecting)) void works.more()
       },
       { rootMargin: '600px 0px' },
     )
@@ -59,7 +37,7 @@ export default function GalleryView() {
   async function unpublish(work: GalleryWork) {
     try {
       await painting.unpublish(work.taskId)
-      setPage((p) => p && { ...p, list: p.list.filter((w) => w.workId !== work.workId), total: Math.max(0, p.total - 1) })
+      works.update((list) => list.filter((w) => w.workId !== work.workId), -1)
       setOpen(null)
       toast('已从画廊撤下', 'success')
     } catch (error) {
@@ -74,7 +52,7 @@ export default function GalleryView() {
           画廊
         </h2>
         {page && <span className="text-sm text-muted">共 {page.total} 幅作品</span>}
-        <button type="button" onClick={() => load(1)} className="ml-auto h-8 px-3 rounded-md text-sm text-muted hover:text-ink hover:bg-raised">
+        <button type="button" onClick={() => works.reload()} className="ml-auto h-8 px-3 rounded-md text-sm text-muted hover:text-ink hover:bg-raised">
           刷新
         </button>
       </div>
@@ -113,7 +91,7 @@ export default function GalleryView() {
       <div ref={sentinel} aria-hidden="true" className="h-px" />
       {more && (
         <div className="mt-4 text-center">
-          <button type="button" onClick={() => page && load(page.pageNum + 1)} aria-disabled={loading} className="h-10 px-6 rounded-lg border border-line hover:border-primary hover:text-primary">
+          <button type="button" onClick={() => works.more()} aria-disabled={loading} className="h-10 px-6 rounded-lg border border-line hover:border-primary hover:text-primary">
             {loading ? '加载中…' : '加载更多'}
           </button>
         </div>

@@ -1,6 +1,9 @@
+import { buildPrompt, parsePrompt } from '@lingxi/shared/mj-prompt'
 import { useEffect, useId, useMemo, useState } from 'react'
-import { buildPrompt, copyText, notifyError, painting, parsePrompt, readMjHelper, sendPromptToMj, type MjHelperConfig } from '../../core'
+import { notifyError } from '../../core/api'
+import { copyText } from '../../core/format'
 import { Spinner } from '../../ui/icons'
+import { painting, readMjHelper, sendPromptToMj, type MjHelperConfig } from './state'
 
 interface Word {
   category: string

@@ -1,17 +1,8 @@
 import { useStore } from '@nanostores/react'
-import { useEffect, useRef, useState } from 'react'
-import {
-  $paintingTasks,
-  ACTION_TEXT,
-  addToWorkList,
-  notifyError,
-  painting,
-  PAINTING_LIMITS,
-  putTask,
-  STATUS_TEXT,
-  type PaintingTask,
-} from '../../core'
+import { useEffect, useState } from 'react'
 import { Spinner } from '../../ui/icons'
+import { usePagedList } from '../../ui/use-paged-list'
+import { $paintingTasks, ACTION_TEXT, addToWorkList, painting, PAINTING_LIMITS, putTask, STATUS_TEXT, type PaintingTask } from './state'
 import { togglePublish } from './task-card'
 
 export function PublishButton({ task }: { task: PaintingTask }) {
@@ -34,39 +25,20 @@ export function PublishButton({ task }: { task: PaintingTask }) {
   )
 }
 
-interface HistoryPage {
-  ids: string[]
-  total: number
-  pageNum: number
-}
-
 /** Earlier jobs, newest first, a page at a time; a job's card can be brought back to the working list. */
 export function History({ kind, onOpen }: { kind: 'mj' | 'sd'; onOpen(task: PaintingTask): void }) {
   const tasks = useStore($paintingTasks)
-  const [page, setPage] = useState<HistoryPage | null>(null)
-  const [loading, setLoading] = useState(false)
-  const ticket = useRef(0)
-
-  async function load(pageNum: number) {
-    const mine = ++ticket.current
-    setLoading(true)
-    try {
-      const answer = await painting.list(pageNum, PAINTING_LIMITS.historyPageSize, kind)
-      if (mine !== ticket.current) return
-      const ids = (answer.list ?? []).map((t) => putTask(t).taskId)
-      setPage((before) => {
-        const kept = pageNum === 1 ? [] : (before?.ids ?? [])
-        return { ids: [...kept, ...ids.filter((id) => !kept.includes(id))], total: answer.total ?? 0, pageNum }
-      })
-    } catch (error) {
-      if (mine === ticket.current) notifyError(error)
-    } finally {
-      if (mine === ticket.current) setLoading(false)
-    }
-  }
+  const [state, history] = usePagedList({
+    load: (pageNum, of: 'mj' | 'sd') => painting.list(pageNum, PAINTING_LIMITS.historyPageSize, of),
+    key: (t: PaintingTask) => t.taskId,
+    // The cards read the task store, which channel events and polls keep current.
+    onPage: (list) => list.forEach(putTask),
+  })
+  const page = state.loaded ? { ids: state.list.map((t) => t.taskId), total: state.total } : null
+  const { loading } = state
 
   useEffect(() => {
-    void load(1)
+    void history.reload(kind)
   }, [kind])
 
   // New jobs of this page appear at the top of the history too.
@@ -84,7 +56,7 @@ export function History({ kind, onOpen }: { kind: 'mj' | 'sd'; onOpen(task: Pain
           历史记录
         </h2>
         {page && <span className="text-xs text-muted">共 {page.total + fresh.length} 个</span>}
-        <button type="button" onClick={() => load(1)} className="ml-auto h-8 px-3 rounded-md text-sm text-muted hover:text-ink hover:bg-raised">
+        <button type="button" onClick={() => history.reload(kind)} className="ml-auto h-8 px-3 rounded-md text-sm text-muted hover:text-ink hover:bg-raised">
           刷新
         </button>
       </div>
@@ -130,7 +102,7 @@ export function History({ kind, onOpen }: { kind: 'mj' | 'sd'; onOpen(task: Pain
         <div className="mt-4 text-center">
           <button
             type="button"
-            onClick={() => load(page.pageNum + 1)}
+            onClick={() => history.more()}
             aria-disabled={loading}
             className="h-10 px-6 rounded-lg border border-line hover:border-primary hover:text-primary"
           >

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
-import { notifyError, UPLOAD_ACCEPT, uploadImage } from '../../core'
+import { notifyError } from '../../core/api'
+import { UPLOAD_ACCEPT, uploadImage } from '../../core/upload'
 
 interface Item {
   id: number

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { copyText } from '../../core'
+import { copyText } from '../../core/format'
 import { Dialog } from '../../ui/dialog'
 
 export interface LightboxImage {

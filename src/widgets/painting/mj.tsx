@@ -1,9 +1,9 @@
 import { useStore } from '@nanostores/react'
 import { useState } from 'react'
-import { $paintingTasks, $workList, clearWorkList, imageFileName, PAINTING_LIMITS, type PaintingTask } from '../../core'
 import { History, PublishButton } from './history'
 import { Lightbox } from './lightbox'
 import { MjComposer } from './mj-composer'
+import { $paintingTasks, $workList, clearWorkList, imageFileName, PAINTING_LIMITS, type PaintingTask } from './state'
 import { TaskCard } from './task-card'
 
 /** /mj: the composer, the working list (newest first, reset at 12 jobs) and the paged history. */

@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Painting } from './painting'
 
 defineElement('lingxi-painting', Painting, { view: 'string', prompt: 'string' })
@@ -10,6 +10,14 @@ declare global {
       view?: 'mj' | 'sd' | 'helper' | 'gallery' | string
       /** A prompt to start /mj with. */
       prompt?: string
+    }
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-painting': ElementAttributes
     }
   }
 }

@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $paintingDraft, $token, $workList, configure, putTask, resetPainting, type PaintingTask, type TaskButton } from '../../core'
+import { configure } from '../../core/config'
+import { $token } from '../../core/stores'
+import { $paintingDraft, $workList, putTask, resetPainting, type PaintingTask, type TaskButton } from './state'
 
 // <lingxi-painting> against a loopback fake of the painting endpoints (docs/painting-wire.md),
 // including the account channel. Runs under real React and under preact/compat.

@@ -1,10 +1,11 @@
 import { useStore } from '@nanostores/react'
 import { lazy, Suspense, useEffect } from 'react'
-import { $loginOpen, $token, openLogin, watchPainting } from '../../core'
+import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Icon, Spinner } from '../../ui/icons'
+import { InlineLogin, LoggedOut } from '../../ui/logged-out'
+import { watchPainting } from './state'
 
-const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
 // Each view is its own chunk: the element's entry only carries this switch.
 const MjView = lazy(() => import('./mj'))
 const SdView = lazy(() => import('./sd'))
@@ -37,7 +38,6 @@ export interface PaintingProps extends ElementProps {
  */
 export function Painting({ view, prompt }: PaintingProps) {
   const token = useStore($token)
-  const loginOpen = useStore($loginOpen)
   const which: PaintingView = view === 'sd' || view === 'helper' || view === 'gallery' ? view : 'mj'
 
   // Jobs keep moving while any painting view is shown: channel events, else polling.
@@ -53,22 +53,9 @@ export function Painting({ view, prompt }: PaintingProps) {
           {which === 'gallery' && <GalleryView />}
         </Suspense>
       ) : (
-        <div className="py-16 flex flex-col items-center gap-2 text-center">
-          <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
-            <Icon name={which === 'gallery' ? 'gallery' : 'painting'} className="size-7" />
-          </span>
-          <h2 className="mt-2 text-lg font-semibold">{VIEWS[which].title}</h2>
-          <p className="text-sm text-muted">{VIEWS[which].blurb}</p>
-          <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
-            登录
-          </button>
-        </div>
+        <LoggedOut icon={<Icon name={which === 'gallery' ? 'gallery' : 'painting'} className="size-7" />} title={VIEWS[which].title} blurb={VIEWS[which].blurb} />
       )}
-      {(!token || loginOpen) && (
-        <Suspense fallback={null}>
-          <LoginDialog />
-        </Suspense>
-      )}
+      <InlineLogin />
     </div>
   )
 }

@@ -1,5 +1,5 @@
-import '../../widgets/painting/painting.element'
-import type { ScreenProps } from './types'
+import type { ScreenProps } from '../manifest'
+import './painting.element'
 
 const VIEW_BY_PATH: Record<string, string> = { '/mj': 'mj', '/sd': 'sd', '/mjHelper': 'helper', '/gallery': 'gallery' }
 

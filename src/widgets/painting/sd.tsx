@@ -1,19 +1,12 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useId, useState, type ReactNode } from 'react'
-import {
-  $paintingTasks,
-  imageFileName,
-  notifyError,
-  painting,
-  PAINTING_LIMITS,
-  putTask,
-  toast,
-  type PaintingTask,
-  type SdOptions,
-} from '../../core'
+import { notifyError } from '../../core/api'
+import { toast } from '../../core/emit'
+import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
-import { Lightbox } from './lightbox'
 import { History, PublishButton } from './history'
+import { Lightbox } from './lightbox'
+import { $paintingTasks, imageFileName, painting, PAINTING_LIMITS, putTask, type PaintingTask, type SdOptions } from './state'
 import { TaskCard } from './task-card'
 
 const inputClass = 'h-9 w-full rounded-lg border border-line bg-raised px-2 text-sm text-ink outline-none focus:border-primary'
@@ -58,7 +51,7 @@ export default function SdView() {
     }, notifyError)
   }, [])
 
-  async function submit(event: Event) {
+  async function submit(event: On.Submit) {
     event.preventDefault()
     if (busy) return
     if (!prompt.trim()) return toast('请输入画面描述', 'warning')
@@ -90,7 +83,7 @@ export default function SdView() {
 
   return (
     <div className="max-w-6xl mx-auto grid gap-5 lg:grid-cols-[minmax(300px,380px)_1fr] items-start">
-      <form onSubmit={submit as never} aria-label="SD 绘画" className="rounded-card border border-line bg-surface p-4 space-y-4 lg:sticky lg:top-20" noValidate>
+      <form onSubmit={submit} aria-label="SD 绘画" className="rounded-card border border-line bg-surface p-4 space-y-4 lg:sticky lg:top-20" noValidate>
         <div className="flex items-center gap-2">
           <h2 className="text-lg font-semibold">SD 绘画</h2>
           {options?.demo && (

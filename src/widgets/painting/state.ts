@@ -1,10 +1,10 @@
 import { atom, map } from 'nanostores'
-import { accountChannelOpen, onAccountEvent } from './account-events'
-import { getJson, request } from './api'
-import { emit } from './emit'
-import { shared } from './shared'
-import { $token } from './stores'
-import { EVENT_NAVIGATE } from './wire'
+import { accountChannelOpen, onAccountEvent } from '../../core/account-events'
+import { getJson, request } from '../../core/api'
+import { emit } from '../../core/emit'
+import { shared } from '../../core/shared'
+import { $token } from '../../core/stores'
+import { EVENT_NAVIGATE } from '../../core/wire'
 
 // Shapes and calls: docs/painting-wire.md.
 

@@ -1,20 +1,9 @@
 import { useStore } from '@nanostores/react'
 import { useState } from 'react'
-import {
-  $paintingTasks,
-  ACTION_TEXT,
-  buttonTitle,
-  copyText,
-  isTaskFinished,
-  notifyError,
-  painting,
-  putTask,
-  STATUS_TEXT,
-  submitTask,
-  toast,
-  type PaintingTask,
-  type TaskButton,
-} from '../../core'
+import { notifyError } from '../../core/api'
+import { toast } from '../../core/emit'
+import { copyText } from '../../core/format'
+import { $paintingTasks, ACTION_TEXT, buttonTitle, isTaskFinished, painting, putTask, STATUS_TEXT, submitTask, type PaintingTask, type TaskButton } from './state'
 
 const GRID_ACTIONS = new Set(['IMAGINE', 'VARIATION', 'REROLL', 'PAN', 'BLEND'])
 

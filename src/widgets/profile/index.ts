@@ -1,1 +1,1 @@
-export { Profile } from "./profile"
+export { Profile } from './profile'

@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Profile } from './profile'
 
 defineElement('lingxi-profile', Profile)
@@ -6,5 +6,13 @@ defineElement('lingxi-profile', Profile)
 declare global {
   interface HTMLElementTagNameMap {
     'lingxi-profile': HTMLElement
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-profile': ElementAttributes
+    }
   }
 }

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
-import { $user, type LoginUser } from '../../core'
+import { $user } from '../../core/stores'
+import type { LoginUser } from '../../core/types'
 
 // Runs under real React and under preact/compat.
 

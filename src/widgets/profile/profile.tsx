@@ -1,9 +1,15 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useRef, useState } from 'react'
-import { $loginOpen, $menu, $user, confirm, copyText, formatCount, logout, maskPhone, type LoginUser, type MenuItem } from '../../core'
+import { logout } from '../../core/auth'
+import { confirm } from '../../core/emit'
+import { copyText, formatCount, maskPhone } from '../../core/format'
+import { $menu } from '../../core/permissions'
+import { $loginOpen, $user } from '../../core/stores'
+import type { LoginUser, MenuItem } from '../../core/types'
 import { siteHref } from '../../ui/boot'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
+import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
 import { SM, useMedia } from '../../ui/use-media'
 
@@ -39,7 +45,7 @@ export function Profile(_: ElementProps) {
 
   if (!user) return null
 
-  function handleMenuKey(event: KeyboardEvent) {
+  function handleMenuKey(event: On.Key) {
     if (!menuOpen) return
     const items = [...(rootRef.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])]
     const at = items.indexOf((rootRef.current?.getRootNode() as Document | ShadowRoot | undefined)?.activeElement as HTMLElement)
@@ -59,7 +65,7 @@ export function Profile(_: ElementProps) {
   }
 
   return (
-    <div ref={rootRef} className="relative" onKeyDown={handleMenuKey as never}>
+    <div ref={rootRef} className="relative" onKeyDown={handleMenuKey}>
       <button
         type="button"
         part="trigger"

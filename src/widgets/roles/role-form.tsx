@@ -1,5 +1,7 @@
 import { useState } from 'react'
-import { notifyError, ROLE_LIMITS, saveRole, validateRole, type Role, type RoleInput, type RoleTag } from '../../core'
+import { notifyError } from '../../core/api'
+import type * as On from '../../ui/events'
+import { ROLE_LIMITS, saveRole, validateRole, type Role, type RoleInput, type RoleTag } from './state'
 
 const AVATARS = ['🤖', '🧑‍🏫', '🧙', '👩‍💻', '🐱', '🎭', '📚', '🍳', '🩺', '✍️']
 
@@ -31,7 +33,7 @@ export function RoleForm({ role, tags, onSaved }: RoleFormProps) {
     setErrors((now) => ({ ...now, [field]: undefined }))
   }
 
-  async function handleSubmit(event: Event) {
+  async function handleSubmit(event: On.Submit) {
     event.preventDefault()
     const found = validateRole(input)
     setErrors(found)
@@ -81,7 +83,7 @@ export function RoleForm({ role, tags, onSaved }: RoleFormProps) {
   }
 
   return (
-    <form onSubmit={handleSubmit as never} noValidate className="flex flex-col gap-4">
+    <form onSubmit={handleSubmit} noValidate className="flex flex-col gap-4">
       <div className="flex gap-3 items-end">
         <div className="w-24 shrink-0">
           <label htmlFor="lx-role-avatar" className="block mb-1.5 text-sm text-muted">

@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Roles } from './roles'
 
 defineElement('lingxi-roles', Roles)
@@ -6,5 +6,13 @@ defineElement('lingxi-roles', Roles)
 declare global {
   interface HTMLElementTagNameMap {
     'lingxi-roles': HTMLElement
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-roles': ElementAttributes
+    }
   }
 }

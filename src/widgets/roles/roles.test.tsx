@@ -1,7 +1,11 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $activeTopicId, $confirm, $roleTags, $token, answerConfirm, configure, resetChat, type Role } from '../../core'
+import { configure } from '../../core/config'
+import { answerConfirm } from '../../core/events'
+import { takeHandoff } from '../../core/handoff'
+import { $confirm, $token } from '../../core/stores'
+import { $roleTags, type Role } from './state'
 
 // <lingxi-roles> against a loopback fake of the role-play endpoints. Runs under real React and
 // under preact/compat.
@@ -63,7 +67,7 @@ afterEach(() => {
   document.body.innerHTML = ''
   $token.set(null)
   $roleTags.set(null)
-  resetChat()
+  takeHandoff('chat')
   while ($confirm.get()) answerConfirm(false)
 })
 
@@ -102,7 +106,7 @@ describe('<lingxi-roles>', () => {
     expect(calls.filter((c) => c.path === 'role-play/list').slice(before).map((c) => c.body.keyword)).toEqual(['英语老'])
   })
 
-  it('开始对话 creates a topic with the role, makes it active and asks the page to open /chat', async () => {
+  it('开始对话 creates a topic with the role, leaves it for the chat and asks the page to open /chat', async () => {
     const root = await mount()
     const asked: unknown[] = []
     const listen = (e: Event) => asked.push((e as CustomEvent).detail)
@@ -111,7 +115,8 @@ describe('<lingxi-roles>', () => {
     await vi.waitFor(() => expect(asked).toEqual([{ path: '/chat', topicId: 'tr' }]))
     removeEventListener('lingxi-navigate', listen)
     expect(calls.find((c) => c.path === 'topic/create')!.body).toEqual({ roleId: 'r1' })
-    expect($activeTopicId.get()).toBe('tr')
+    // the chat makes it the active topic when it takes it (tests/unit/chat.test.ts)
+    expect(takeHandoff('chat')).toMatchObject({ topicId: 'tr', roleId: 'r1' })
   })
 
   it('only my roles can be edited or deleted; delete asks first', async () => {

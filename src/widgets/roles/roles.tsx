@@ -1,25 +1,16 @@
 import { useStore } from '@nanostores/react'
-import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react'
-import {
-  $loginOpen,
-  $roleTags,
-  $token,
-  confirm,
-  deleteRole,
-  listRoles,
-  loadRoleTags,
-  notifyError,
-  openLogin,
-  startChatWithRole,
-  type Role,
-} from '../../core'
+import { useEffect, useState, type ReactNode } from 'react'
+import { notifyError } from '../../core/api'
+import { confirm } from '../../core/emit'
+import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
 import { Icon, Spinner } from '../../ui/icons'
+import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { SM, useMedia } from '../../ui/use-media'
+import { usePagedList } from '../../ui/use-paged-list'
 import { RoleForm } from './role-form'
-
-const LoginDialog = lazy(() => import('../../ui/login/login-dialog').then((m) => ({ default: m.LoginDialog })))
+import { $roleTags, deleteRole, listRoles, loadRoleTags, startChatWithRole, type Role } from './state'
 
 /** Wait after the last keystroke before searching. */
 const SEARCH_DELAY_MS = 300
@@ -36,36 +27,16 @@ const MINE = '\u0000mine'
  */
 export function Roles(_: ElementProps) {
   const token = useStore($token)
-  const loginOpen = useStore($loginOpen)
   return (
     <>
       {token ? (
         <RoleRepository />
       ) : (
-        <div className="py-16 flex flex-col items-center gap-2 text-center">
-          <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
-            <Icon name="role" className="size-7" />
-          </span>
-          <h2 className="mt-2 text-lg font-semibold">登录后浏览角色库</h2>
-          <p className="text-sm text-muted">挑选一位角色，一键开始角色对话。</p>
-          <button type="button" onClick={() => openLogin()} className="mt-3 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
-            登录
-          </button>
-        </div>
+        <LoggedOut icon={<Icon name="role" className="size-7" />} title="登录后浏览角色库" blurb="挑选一位角色，一键开始角色对话。" />
       )}
-      {(!token || loginOpen) && (
-        <Suspense fallback={null}>
-          <LoginDialog />
-        </Suspense>
-      )}
+      <InlineLogin />
     </>
   )
-}
-
-interface Page {
-  list: Role[]
-  total: number
-  pageNum: number
 }
 
 function RoleRepository() {
@@ -74,11 +45,15 @@ function RoleRepository() {
   const [filter, setFilter] = useState(ALL)
   const [typed, setTyped] = useState('')
   const [keyword, setKeyword] = useState('')
-  const [page, setPage] = useState<Page | null>(null)
-  const [loading, setLoading] = useState(false)
+  const [state, roles] = usePagedList({
+    load: (pageNum, query: { filter: string; keyword: string }) =>
+      listRoles({ tagId: query.filter === ALL || query.filter === MINE ? undefined : query.filter, mine: query.filter === MINE, keyword: query.keyword, pageNum }),
+    key: (r: Role) => r.roleId,
+  })
+  const page = state.loaded ? state : null
+  const { loading } = state
   const [editing, setEditing] = useState<Role | 'new' | null>(null)
   const [starting, setStarting] = useState<string | null>(null)
-  const latest = useRef(0)
 
   useEffect(() => {
     loadRoleTags().catch(notifyError)
@@ -89,31 +64,10 @@ function RoleRepository() {
     return () => clearTimeout(timer)
   }, [typed])
 
-  async function load(pageNum: number) {
-    const ticket = ++latest.current
-    setLoading(true)
-    try {
-      const answer = await listRoles({
-        tagId: filter === ALL || filter === MINE ? undefined : filter,
-        mine: filter === MINE,
-        keyword,
-        pageNum,
-      })
-      if (ticket !== latest.current) return // an answer to an older filter or search
-      setPage((before) => {
-        const kept = pageNum === 1 ? [] : (before?.list ?? [])
-        const seen = new Set(kept.map((r) => r.roleId))
-        return { list: [...kept, ...(answer.list ?? []).filter((r) => !seen.has(r.roleId))], total: answer.total ?? 0, pageNum }
-      })
-    } catch (error) {
-      if (ticket === latest.current) notifyError(error)
-    } finally {
-      if (ticket === latest.current) setLoading(false)
-    }
-  }
-
+  // An answer to an older filter or search is ignored.
+  const reload = () => roles.reload({ filter, keyword })
   useEffect(() => {
-    void load(1)
+    void reload()
   }, [filter, keyword])
 
   async function handleStart(role: Role) {
@@ -132,7 +86,7 @@ function RoleRepository() {
     if (!(await confirm({ title: '删除角色', message: `确定删除「${role.name}」吗？删除后无法恢复。`, confirmText: '删除' }))) return
     try {
       await deleteRole(role.roleId)
-      setPage((p) => p && { ...p, list: p.list.filter((r) => r.roleId !== role.roleId), total: Math.max(0, p.total - 1) })
+      roles.update((list) => list.filter((r) => r.roleId !== role.roleId), -1)
     } catch (error) {
       notifyError(error)
     }
@@ -140,7 +94,7 @@ function RoleRepository() {
 
   function handleSaved() {
     setEditing(null)
-    void load(1)
+    void reload()
   }
 
   const chip = (value: string, label: ReactNode) => (
@@ -244,7 +198,7 @@ function RoleRepository() {
         <div className="mt-6 text-center">
           <button
             type="button"
-            onClick={() => load(page.pageNum + 1)}
+            onClick={() => roles.more()}
             aria-disabled={loading}
             className="h-10 px-6 rounded-lg border border-line text-ink hover:border-primary hover:text-primary"
           >

@@ -1,5 +1,5 @@
-import '../../widgets/roles/roles.element'
-import type { ScreenProps } from './types'
+import type { ScreenProps } from '../manifest'
+import './roles.element'
 
 /** /role: the role repository element; 开始对话 asks the host to go to /chat (lingxi-navigate). */
 export default function RolesScreen(_: ScreenProps) {

@@ -1,8 +1,10 @@
 import { atom } from 'nanostores'
-import { request } from './api'
-import { createTopic, EVENT_NAVIGATE, type Paged, type Topic } from './chat'
-import { emit } from './emit'
-import { shared } from './shared'
+import { request } from '../../core/api'
+import { emit } from '../../core/emit'
+import { handOff } from '../../core/handoff'
+import type { Paged } from '../../core/paged-list'
+import { shared } from '../../core/shared'
+import { EVENT_NAVIGATE } from '../../core/wire'
 
 // Shapes and calls: docs/chat-wire.md (role-play).
 
@@ -110,13 +112,22 @@ export async function deleteRole(roleId: string): Promise<void> {
   loadRoleTags().catch(() => {})
 }
 
+/** The topic a role conversation starts in (the chat's own shape has more: see the chat's state). */
+export interface RoleTopic {
+  topicId: string
+  name: string
+  roleId: string | null
+}
+
 /**
- * Starts a conversation with a role: a topic named after it (its welcome message first) becomes
- * the active topic, and the page is asked to show the chat (`lingxi-navigate` `{path: '/chat',
- * topicId}`; the host page routes it, a partner page may handle it or not).
+ * Starts a conversation with a role: a topic named after it (its welcome message first) is left
+ * for the chat, which makes it the active topic (at once when a chat is on the page, else when one
+ * appears), and the page is asked to show the chat (`lingxi-navigate` `{path: '/chat', topicId}`;
+ * the host page routes it, a partner page may handle it or not).
  */
-export async function startChatWithRole(roleId: string): Promise<Topic> {
-  const topic = await createTopic({ roleId })
+export async function startChatWithRole(roleId: string): Promise<RoleTopic> {
+  const topic = await request<RoleTopic>('/ai-chat/topic/create', { roleId })
+  handOff('chat', topic)
   emit(EVENT_NAVIGATE, { path: '/chat', topicId: topic.topicId })
   return topic
 }

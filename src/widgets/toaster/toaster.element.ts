@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Toaster } from './toaster'
 
 defineElement('lingxi-toaster', Toaster)
@@ -6,5 +6,13 @@ defineElement('lingxi-toaster', Toaster)
 declare global {
   interface HTMLElementTagNameMap {
     'lingxi-toaster': HTMLElement
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-toaster': ElementAttributes
+    }
   }
 }

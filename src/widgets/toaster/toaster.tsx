@@ -1,6 +1,7 @@
 import { useStore } from '@nanostores/react'
 import { useLayoutEffect, useRef } from 'react'
-import { $confirm, $toasts, answerConfirm, dismissToast } from '../../core'
+import { answerConfirm, dismissToast } from '../../core/events'
+import { $confirm, $toasts } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
 

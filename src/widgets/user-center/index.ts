@@ -1,1 +1,1 @@
-export { UserCenter, USER_CENTER_TABS, type UserCenterTab } from './user-center'
+export { UserCenter } from './user-center'

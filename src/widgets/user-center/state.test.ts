@@ -1,21 +1,13 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import {
-  $token,
-  $user,
-  configure,
-  formatAllowance,
-  formatAmount,
-  formatTime,
-  loadBalanceLog,
-  loadRechargeLog,
-  redeemCard,
-  saveProfile,
-  validateNickName,
-} from '../../src/core'
-import { user } from './helpers/fixtures'
-import { fail, ok, startApi, type Api } from './helpers/api-server'
-import { resetCore } from './helpers/reset'
+import { fail, ok, startApi, type Api } from '../../../tests/unit/helpers/api-server'
+import { user } from '../../../tests/unit/helpers/fixtures'
+import { resetCore } from '../../../tests/unit/helpers/reset'
+import { formatAllowance } from '../../core/allowances'
+import { configure } from '../../core/config'
+import { $token, $user } from '../../core/stores'
+import { formatTime } from '../../core/time'
+import { formatAmount, loadBalanceLog, loadRechargeLog, redeemCard, saveProfile, validateNickName } from './state'
 
 let server: Api
 let balances = { tokens: 100, mjCount: 2, sunoCount: 1 }

@@ -1,13 +1,12 @@
-import { ApiError, request } from './api'
-import { refreshUser } from './auth'
-import type { Paged } from './chat'
-import { formatCount } from './format'
-import { $user, saveUser } from './stores'
-import type { LoginUser } from './types'
+import { BALANCE_KINDS, type BalanceKind, type Balances } from '../../core/allowances'
+import { ApiError, request } from '../../core/api'
+import { refreshUser } from '../../core/auth'
+import { formatCount } from '../../core/format'
+import type { Paged } from '../../core/paged-list'
+import { $user, saveUser } from '../../core/stores'
+import type { LoginUser } from '../../core/types'
 
 // Shapes and calls: API.md (User) and docs/tools-wire.md (User center).
-
-export type BalanceKind = 'tokens' | 'mj' | 'suno'
 
 export interface BalanceLogEntry {
   id: string
@@ -31,42 +30,15 @@ export interface RechargeLogEntry {
   createTime: number
 }
 
-export type Balances = Pick<LoginUser, 'tokens' | 'mjCount' | 'sunoCount'>
-
 export const LOG_PAGE_SIZE = 10
 export const NICKNAME_MAX = 20
 export const CARD_CODE_MAX = 64
 const CODE_INVALID = 40000001
 
-export const BALANCE_KINDS: { kind: BalanceKind; field: keyof Balances; label: string; unit: string }[] = [
-  { kind: 'tokens', field: 'tokens', label: '对话额度', unit: 'tokens' },
-  { kind: 'mj', field: 'mjCount', label: '绘画次数', unit: '次' },
-  { kind: 'suno', field: 'sunoCount', label: '音乐次数', unit: '次' },
-]
-
-/** The Chinese name of an allowance kind. */
-export function balanceKindLabel(kind: string): string {
-  return BALANCE_KINDS.find((k) => k.kind === kind)?.label ?? kind
-}
-
-/** An allowance as the spec shows it: 已过期 when the account's state is 0, else w+ formatting. */
-export function formatAllowance(value: number, state: 0 | 1 | number): string {
-  return state === 0 ? '已过期' : formatCount(Math.max(0, Number(value) || 0))
-}
-
 /** A signed change: +1.0w+, -120, 0. */
 export function formatAmount(amount: number): string {
   const n = Number(amount) || 0
   return `${n > 0 ? '+' : n < 0 ? '-' : ''}${formatCount(Math.abs(n))}`
-}
-
-const pad = (n: number) => String(n).padStart(2, '0')
-
-/** Epoch ms → 'YYYY-MM-DD HH:mm' in local time. */
-export function formatTime(ms: number): string {
-  const d = new Date(ms)
-  if (Number.isNaN(d.getTime())) return ''
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
 }
 
 /** One page of my balance changes, newest first. */

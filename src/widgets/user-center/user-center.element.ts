@@ -1,4 +1,4 @@
-import { defineElement } from '../../ui/define'
+import { defineElement, type ElementAttributes } from '../../ui/define'
 import { UserCenter } from './user-center'
 
 defineElement('lingxi-user-center', UserCenter, { tab: 'string' })
@@ -6,5 +6,13 @@ defineElement('lingxi-user-center', UserCenter, { tab: 'string' })
 declare global {
   interface HTMLElementTagNameMap {
     'lingxi-user-center': HTMLElement
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-user-center': ElementAttributes
+    }
   }
 }

@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { $confirm, $loginOpen, $toasts, $token, $user, answerConfirm, configure, installGlobalListeners, type LoginUser } from '../../core'
+import { configure } from '../../core/config'
+import { answerConfirm, installGlobalListeners } from '../../core/events'
+import { $confirm, $loginOpen, $toasts, $token, $user } from '../../core/stores'
+import type { LoginUser } from '../../core/types'
 
 // <lingxi-user-center> against a loopback fake of user/*. Runs under real React and under preact/compat.
 

@@ -1,4 +1,4 @@
-import type { LoginUser, PermissionNode, SystemConfig } from '../../../src/core'
+import type { LoginUser, PermissionNode, SystemConfig } from '../../../src/core/types'
 
 export const systemConfig: SystemConfig = {
   permissionCodes: {

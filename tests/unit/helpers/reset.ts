@@ -1,15 +1,7 @@
-import {
-  $confirm,
-  $loginOpen,
-  $permissionTree,
-  $systemConfig,
-  $toasts,
-  $token,
-  $user,
-  anchor,
-  answerConfirm,
-  configure,
-} from '../../../src/core'
+import { configure } from '../../../src/core/config'
+import { answerConfirm } from '../../../src/core/events'
+import { anchor } from '../../../src/core/shared'
+import { $confirm, $loginOpen, $permissionTree, $systemConfig, $toasts, $token, $user } from '../../../src/core/stores'
 
 /** Puts the page and the core back to a first visit (stores, storage, cookies, URL). */
 export function resetCore(): void {

@@ -1,0 +1,143 @@
+import { ApiError, getJson, notifyError } from '../../core/api'
+import { $handoffs, takeHandoff } from '../../core/handoff'
+import { shared } from '../../core/shared'
+import { $token } from '../../core/stores'
+import { selectTopic } from './replies'
+import {
+  $activeTopicId,
+  $chatConfig,
+  $messages,
+  $topics,
+  book,
+  bumpEpoch,
+  call,
+  EMPTY,
+  loadTopics,
+  MAX_TOPIC_NAME,
+  noteCreated,
+  putTopic,
+  resetChat,
+  unfollowTopic,
+  type ChatConfig,
+  type Topic,
+  type TopicConfig
+} from './state'
+
+// The chat session (starting, the account changing, the models) and the topics.
+
+/**
+ * What a chat widget calls when it appears (any number of times): once per page it starts
+ * forgetting the conversations whenever the account changes; then, logged in, it opens a topic
+ * another tool left for it, and loads the models, the topics and the active topic (`topicId`,
+ * else the current one, else the newest), resuming replies still streaming. Never rejects: failures are reported through notifyError.
+ */
+export function startChat(topicId?: string | null): Promise<void> {
+  if (typeof window === 'undefined') return Promise.resolve()
+  shared('chat.session', () => {
+    let current = $token.get()
+    $token.listen((token) => {
+      if (token === current) return
+      current = token
+      resetChat()
+    })
+    // A topic left while a chat is on the page opens at once.
+    $handoffs.listen(() => adopt(takeHandoff('chat')))
+    return true
+  })
+  const token = $token.get()
+  if (!token) return Promise.resolve()
+  adopt(takeHandoff('chat'))
+  const b = book()
+  if (b.start?.token === token) return b.start.promise
+  const promise = (async () => {
+    const [, topics] = await Promise.allSettled([$chatConfig.get() ? null : loadChatConfig(), loadTopics()])
+    if (topics.status === 'rejected') return notifyError(topics.reason)
+    if ($token.get() !== token) return
+    const list = topics.value
+    const want = topicId ?? $activeTopicId.get()
+    // Looked up in the store, not the answer: a topic created meanwhile (a first message sent while
+    // the models were still loading) is in it and stays the active one. Else the newest topic.
+    const pick = ($topics.get() ?? list).find((t) => t.topicId === want) ?? list[0]
+    await selectTopic(pick?.topicId ?? null).catch(notifyError)
+  })()
+  b.start = { token, promise }
+  return promise
+}
+
+/** `/config/chatConfig.json` into `$chatConfig`; a missing or broken file gives an empty model list. */
+export async function loadChatConfig(): Promise<ChatConfig> {
+  const raw = await getJson<Partial<ChatConfig>>('/config/chatConfig.json').catch(() => ({}) as Partial<ChatConfig>)
+  const models = Array.isArray(raw.models) ? raw.models.filter((m) => m && typeof m.id === 'string') : []
+  const config: ChatConfig = {
+    models,
+    defaultModel: typeof raw.defaultModel === 'string' ? raw.defaultModel : (models[0]?.id ?? ''),
+    contextEnabled: raw.contextEnabled !== false
+  }
+  if (Array.isArray(raw.examples)) config.examples = raw.examples.filter((e) => typeof e === 'string')
+  $chatConfig.set(config)
+  return config
+}
+
+/** Puts a new topic on the list and makes it the active one. */
+async function open(topic: Topic): Promise<Topic> {
+  noteCreated(topic)
+  putTopic(topic)
+  // Without a role the new topic has no messages: nothing to fetch.
+  if (!topic.roleId) $messages.setKey(topic.topicId, { ...EMPTY, loaded: true })
+  await selectTopic(topic.topicId)
+  return topic
+}
+
+/**
+ * Creates a topic (with a role: named after it, its welcome message stored as the first reply)
+ * and makes it the active one.
+ */
+export async function createTopic(input: { name?: string; roleId?: string; model?: string } = {}): Promise<Topic> {
+  return open(await call<Topic>('topic/create', input))
+}
+
+/** Opens a topic another tool started and left for the chat (a role's: see the role repository). */
+function adopt(value: unknown): void {
+  const topic = value as Topic | undefined
+  if (topic && typeof topic.topicId === 'string') open(topic).catch(notifyError)
+}
+
+export async function renameTopic(topicId: string, name: string): Promise<Topic> {
+  const value = name.trim()
+  if (!value || value.length > MAX_TOPIC_NAME) throw new ApiError(40000001, `话题名称需为 1–${MAX_TOPIC_NAME} 个字`)
+  const topic = await call<Topic>('topic/name/edit', { topicId, name: value })
+  putTopic(topic)
+  return topic
+}
+
+export async function togglePin(topicId: string): Promise<Topic> {
+  const topic = await call<Topic>('topic/top/switch', { topicId })
+  putTopic(topic)
+  return topic
+}
+
+/** Deletes a topic; when it was the active one, the first remaining topic becomes active. */
+export async function deleteTopic(topicId: string): Promise<void> {
+  await call<null>('topic/del', { topicId })
+  bumpEpoch(topicId)
+  unfollowTopic(topicId)
+  const { [topicId]: _, ...rest } = $messages.get()
+  $messages.set(rest)
+  const remaining = ($topics.get() ?? []).filter((t) => t.topicId !== topicId)
+  $topics.set(remaining)
+  if ($activeTopicId.get() === topicId) await selectTopic(remaining[0]?.topicId ?? null)
+}
+
+/** Saves the model, temperature (0–2) or context switch of a topic. */
+export async function saveTopicConfig(topicId: string, config: TopicConfig): Promise<Topic> {
+  const topic = await call<Topic>('topic/configs/save', { topicId, ...config })
+  putTopic(topic)
+  return topic
+}
+
+/** Switches whether earlier messages are sent upstream. */
+export async function toggleContext(topicId: string): Promise<Topic> {
+  const topic = await call<Topic>('topic/configs/context/switch', { topicId })
+  putTopic(topic)
+  return topic
+}

@@ -1,0 +1,11 @@
+import type { LoginUser } from '../../core/types'
+
+export function Avatar({ user, size }: { user: LoginUser; size: string }) {
+  if (user.avatarUrl) return <img src={user.avatarUrl} alt="我的头像" className={`${size} shrink-0 rounded-full object-cover`} />
+  const initial = (user.nickName || '灵').slice(0, 1)
+  return (
+    <span aria-hidden="true" className={`${size} shrink-0 rounded-full grid place-items-center bg-primary text-primary-ink text-xl font-bold`}>
+      {initial}
+    </span>
+  )
+}
