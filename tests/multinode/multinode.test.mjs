@@ -330,7 +330,7 @@ describe('two nodes behind nginx on PostgreSQL + Redis', { skip, timeout: 240_00
   it('kill -9 of the node drawing a picture: the job is taken over from the queue, drawn once, charged once', async () => {
     const { A, B } = nodes
     const me = await login(A.url)
-    const [before] = await admin`select mj_count from accounts where id = ${me.accountId}`
+    const [before] = await admin`select balance::int as mj_count from allowances where account_id = ${me.accountId} and kind = 'mj'`
     // Node B is frozen, so the queue can only hand the job to node A.
     B.child.kill('SIGSTOP')
     let taskId
@@ -357,7 +357,7 @@ describe('two nodes behind nginx on PostgreSQL + Redis', { skip, timeout: 240_00
     )
     assert.equal(done.status, 'SUCCESS')
     assert.ok(done.image_key)
-    const [after] = await admin`select mj_count from accounts where id = ${me.accountId}`
+    const [after] = await admin`select balance::int as mj_count from allowances where account_id = ${me.accountId} and kind = 'mj'`
     assert.equal(after.mj_count, before.mj_count - 1, 'charged exactly once')
     const log = (await admin`select amount from balance_log where account_id = ${me.accountId} and kind = 'mj' order by id`).map((l) => Number(l.amount))
     assert.deepEqual(log.slice(1), [-1], 'after the sign-up grant: one charge, no refund')

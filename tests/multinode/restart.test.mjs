@@ -90,7 +90,7 @@ describe('a node restarted after kill -9 ends its own orphans at start', { skip,
     const login = await post(first.url, '/api/v1/auth/login', { enCode: '86', phone, code, platform: 'PC' })
     assert.equal(login.body.code, 2000, JSON.stringify(login.body))
     const token = login.body.data.accessToken
-    const [{ tokens: before }] = await admin`select tokens from accounts where id = ${login.body.data.accountId}`
+    const [{ tokens: before }] = await admin`select balance as tokens from allowances where account_id = ${login.body.data.accountId} and kind = 'tokens'`
 
     const topic = await post(first.url, '/api/v1/ai-chat/topic/create', {}, token)
     const sent = await post(first.url, '/api/v1/ai-chat/topic/message/send', { topicId: topic.body.data.topicId, content: '请详细介绍一下灵犀' }, token)
@@ -112,7 +112,7 @@ describe('a node restarted after kill -9 ends its own orphans at start', { skip,
     assert.equal(Number(row.held), 0)
     assert.equal(Number(row.charged), 0)
     assert.ok(row.content.length > 0, 'what was saved is kept')
-    const [{ tokens: after }] = await admin`select tokens from accounts where id = ${login.body.data.accountId}`
+    const [{ tokens: after }] = await admin`select balance as tokens from allowances where account_id = ${login.body.data.accountId} and kind = 'tokens'`
     assert.equal(Number(after), Number(before), 'the held tokens came back, nothing was charged')
     // A client that reloads sees the reply ended, not a spinner.
     const res = await fetch(`${second.url}/api/v1/ai-chat/sse/subscribe/${requestId}`, { headers: { Authorization: `Bearer ${token}` } })
