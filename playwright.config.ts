@@ -15,9 +15,17 @@ export default defineConfig({
     locale: 'zh-CN',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync'
+      ]
     },
     screenshot: 'only-on-failure',
-    trace: 'retain-on-failure',
-  },
+    trace: 'retain-on-failure'
+  }
 })

@@ -27,9 +27,9 @@ const elementStyles = () => ({
     const styles = JSON.stringify(here('src/ui/styles.ts'))
     return {
       code: `import { css as __lxCss } from ${sheet};\nimport { registerCss as __lxRegisterCss } from ${styles};\n__lxRegisterCss(${JSON.stringify(element.tag)}, __lxCss);\n${code}`,
-      map: null,
+      map: null
     }
-  },
+  }
 })
 
 /** Manifest fields only the build reads: the loader's tag table, the npm entry, the menu rules (compiled into core), the allowance kinds. */
@@ -55,7 +55,7 @@ const manifestsForTheBrowser = () => ({
     let out = code
     for (const [from, to] of cuts.reverse()) out = out.slice(0, from) + out.slice(to)
     return { code: out, map: null }
-  },
+  }
 })
 
 /**
@@ -84,7 +84,7 @@ const perElementCopies = () => ({
   load(id) {
     const original = originalOf(id)
     return original ? readFileSync(original, 'utf8') : null
-  },
+  }
 })
 
 const production = process.env.NODE_ENV !== 'development'
@@ -109,10 +109,10 @@ const minify = () => {
         format: options.format === 'es' ? 'esm' : undefined,
         legalComments: 'none',
         sourcemap: !!options.sourcemap,
-        sourcefile: chunk.fileName,
+        sourcefile: chunk.fileName
       })
       return { code: out.code, map: out.map || null }
-    },
+    }
   }
 }
 
@@ -122,14 +122,14 @@ const plugins = (extra = {}) => [
       { find: /^react\/jsx-(dev-)?runtime$/, replacement: 'preact/jsx-runtime' },
       { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
       { find: /^react-dom$/, replacement: 'preact/compat' },
-      { find: /^react$/, replacement: 'preact/compat' },
-    ],
+      { find: /^react$/, replacement: 'preact/compat' }
+    ]
   }),
   resolve({ browser: true, dedupe: ['preact'], extensions: ['.mjs', '.js', '.ts', '.tsx', '.json'] }),
   replace({
     preventAssignment: true,
     // __LINGXI_MENU__: what the tools' manifests tell the shared menu (src/core/permissions.ts).
-    values: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development'), __LINGXI_MENU__: menuDefine, ...extra },
+    values: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development'), __LINGXI_MENU__: menuDefine, ...extra }
   }),
   esbuild({
     target: 'es2020',
@@ -137,15 +137,15 @@ const plugins = (extra = {}) => [
     jsxImportSource: 'react',
     minify: false,
     legalComments: 'none',
-    loaders: { '.json': 'json' },
-  }),
+    loaders: { '.json': 'json' }
+  })
 ]
 
 export default [
   {
     input: 'src/loader/loader.ts',
     output: { file: 'dist/cdn/loader.js', format: 'iife', sourcemap: false },
-    plugins: [...plugins({ __LINGXI_ELEMENTS__: JSON.stringify(entries.map((e) => e.file)) }), production && minify()],
+    plugins: [...plugins({ __LINGXI_ELEMENTS__: JSON.stringify(entries.map((e) => e.file)) }), production && minify()]
   },
   {
     input: Object.fromEntries(entries.map((e) => [e.file, e.entry])),
@@ -154,7 +154,7 @@ export default [
       format: 'es',
       entryFileNames: '[name].js',
       chunkFileNames: 'chunks/[name]-[hash].js',
-      sourcemap: true,
+      sourcemap: true
     },
     plugins: [elementStyles(), manifestsForTheBrowser(), perElementCopies(), ...plugins(), production && minify()],
     // src/core is side-effect free (stores are created on first use through shared()), so an
@@ -163,6 +163,6 @@ export default [
     onwarn(warning, warn) {
       if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return
       warn(warning)
-    },
-  },
+    }
+  }
 ]

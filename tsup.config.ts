@@ -18,5 +18,5 @@ export default defineConfig({
     options.jsx = 'automatic'
     // What the tools' manifests tell the shared menu (src/core/permissions.ts).
     options.define = { ...options.define, __LINGXI_MENU__: menuDefine }
-  },
+  }
 })

@@ -9,7 +9,7 @@ const shared = {
   globals: true,
   testTimeout: 20_000,
   // Every shadow root gets the full Lingxi sheet, as in the npm package.
-  setupFiles: ['tests/unit/setup-styles.ts'],
+  setupFiles: ['tests/unit/setup-styles.ts']
 }
 
 export default defineConfig({
@@ -20,7 +20,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { ...shared, name: 'react', include: ['src/**/*.test.{ts,tsx}', 'tests/unit/**/*.test.{ts,tsx}'] },
+        test: { ...shared, name: 'react', include: ['src/**/*.test.{ts,tsx}', 'tests/unit/**/*.test.{ts,tsx}'] }
       },
       {
         extends: true,
@@ -29,17 +29,17 @@ export default defineConfig({
           name: 'preact',
           include: ['src/widgets/**/*.test.tsx', 'src/host/**/*.test.tsx', 'src/ui/**/*.test.tsx'],
           // let the aliases reach the libraries that import react themselves
-          server: { deps: { inline: ['@nanostores/react'] } },
+          server: { deps: { inline: ['@nanostores/react'] } }
         },
         resolve: {
           alias: [
             { find: /^react\/jsx-(dev-)?runtime$/, replacement: 'preact/jsx-runtime' },
             { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
             { find: /^react-dom$/, replacement: 'preact/compat' },
-            { find: /^react$/, replacement: 'preact/compat' },
-          ],
-        },
-      },
-    ],
-  },
+            { find: /^react$/, replacement: 'preact/compat' }
+          ]
+        }
+      }
+    ]
+  }
 })

@@ -80,7 +80,14 @@ if (mode === 'rps') {
     while (Date.now() < until) {
       await new Promise((resolve) => {
         const req = http.request(
-          { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` } },
+          {
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: 'POST',
+            agent,
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }
+          },
           (res) => {
             let text = ''
             res.setEncoding('utf8')
@@ -132,7 +139,16 @@ function rssMb(pid) {
 async function startLingxi(dataDir, port) {
   const t0 = performance.now()
   const child = spawn(process.execPath, [join(root, 'server/dist/main.js')], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, CHAT_DEMO_DELAY_MS: process.env.BENCH_DEMO_DELAY_MS ?? '400', DATABASE_URL: '', REDIS_URL: '', STATIC_ROOT: join(dataDir, 'none') },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      CHAT_DEMO_DELAY_MS: process.env.BENCH_DEMO_DELAY_MS ?? '400',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      STATIC_ROOT: join(dataDir, 'none')
+    },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   children.add(child)
@@ -148,7 +164,11 @@ async function startLingxi(dataDir, port) {
 }
 
 async function post(base, path, body, token) {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) })
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body)
+  })
   return res.json()
 }
 
@@ -191,7 +211,12 @@ const streamRows = []
 for (const n of STREAM_COUNTS) {
   const topic = await post(node.url, '/api/v1/ai-chat/topic/create', {}, token)
   const baseline = rssMb(node.child.pid)
-  const sent = await post(node.url, '/api/v1/ai-chat/topic/message/send', { topicId: topic.data.topicId, content: '请写一篇很长很长的文章，介绍灵犀的每一个功能。'.repeat(3) }, token)
+  const sent = await post(
+    node.url,
+    '/api/v1/ai-chat/topic/message/send',
+    { topicId: topic.data.topicId, content: '请写一篇很长很长的文章，介绍灵犀的每一个功能。'.repeat(3) },
+    token
+  )
   const running = child(['streams', `${node.url}/api/v1/ai-chat/sse/subscribe/${sent.data.requestId}`, token, String(n)])
   const load = child.last
   const t0 = performance.now()
@@ -201,7 +226,9 @@ for (const n of STREAM_COUNTS) {
   const result = await running
   const row = { n, openMs, baseline, held, perStreamKb: ((held - baseline) * 1024) / n, ...result }
   streamRows.push(row)
-  say(`streams ${n}: opened in ${(openMs / 1000).toFixed(1)} s; RSS ${baseline.toFixed(0)} → ${held.toFixed(0)} MB (${row.perStreamKb.toFixed(1)} KB per stream); ${result.events} events each; lost ${result.lost}, out of order ${result.unordered}, without final ${result.unfinished}`)
+  say(
+    `streams ${n}: opened in ${(openMs / 1000).toFixed(1)} s; RSS ${baseline.toFixed(0)} → ${held.toFixed(0)} MB (${row.perStreamKb.toFixed(1)} KB per stream); ${result.events} events each; lost ${result.lost}, out of order ${result.unordered}, without final ${result.unfinished}`
+  )
 }
 
 // 2. requests per second

@@ -222,7 +222,10 @@ async function main() {
 
     await json(`${base}/api/v1/auth/send-sms-code`, { enCode: '86', phone: '13800138000' })
     await new Promise((resolve) => setTimeout(resolve, 100))
-    const code = lingxi.lines.map((line) => /^\[sms\] \+86 13800138000 (\d{4})$/.exec(line)?.[1]).filter(Boolean).at(-1)
+    const code = lingxi.lines
+      .map((line) => /^\[sms\] \+86 13800138000 (\d{4})$/.exec(line)?.[1])
+      .filter(Boolean)
+      .at(-1)
     const { accessToken: token } = await json(`${base}/api/v1/auth/login`, { enCode: '86', phone: '13800138000', code, platform: 'PC' })
     const topics = []
     for (let k = 0; k < STREAMS; k++) topics.push((await json(`${base}/api/v1/ai-chat/topic/create`, { model: MODEL }, token)).topicId)
@@ -251,14 +254,20 @@ async function main() {
     const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : '∞')
     console.log(`\nbench:stream — ${STREAMS} concurrent streams × ${EVENTS} deltas, one delta every ~${INTERVAL} ms per stream, loopback`)
     console.log('server CPU per event = the server process CPU time (/proc, 10 ms ticks) ÷ events; latency = upstream write → client read\n')
-    console.log(`${''.padEnd(12)}${'CPU µs/ev'.padStart(10)}${'lat mean µs'.padStart(12)}${'p50 µs'.padStart(10)}${'p99 µs'.padStart(10)}${'1st byte µs'.padStart(14)}${'1st p99'.padStart(12)}${'wall ms'.padStart(10)}`)
+    console.log(
+      `${''.padEnd(12)}${'CPU µs/ev'.padStart(10)}${'lat mean µs'.padStart(12)}${'p50 µs'.padStart(10)}${'p99 µs'.padStart(10)}${'1st byte µs'.padStart(14)}${'1st p99'.padStart(12)}${'wall ms'.padStart(10)}`
+    )
     console.log(row('lingxi', ours))
     console.log(row('bare relay', bare))
     console.log(
       `${'lingxi/bare'.padEnd(12)}${ratio(ours.cpuPerEvent, bare.cpuPerEvent).padStart(10)}${ratio(ours.latencyMean, bare.latencyMean).padStart(12)}${ratio(ours.latencyP50, bare.latencyP50).padStart(10)}${ratio(ours.latencyP99, bare.latencyP99).padStart(10)}${ratio(ours.firstByteMean, bare.firstByteMean).padStart(14)}${ratio(ours.firstByteP99, bare.firstByteP99).padStart(12)}${ratio(ours.wallMs, bare.wallMs).padStart(10)}`
     )
-    console.log(`\nserver overhead per event (CPU): lingxi ${ours.cpuPerEvent.toFixed(1)} µs, bare relay ${bare.cpuPerEvent.toFixed(1)} µs (×${ratio(ours.cpuPerEvent, bare.cpuPerEvent)})`)
-    console.log(`upstream first byte → client first byte (mean): lingxi ${(ours.firstByteMean / 1000).toFixed(2)} ms, bare relay ${(bare.firstByteMean / 1000).toFixed(2)} ms (×${ratio(ours.firstByteMean, bare.firstByteMean)})`)
+    console.log(
+      `\nserver overhead per event (CPU): lingxi ${ours.cpuPerEvent.toFixed(1)} µs, bare relay ${bare.cpuPerEvent.toFixed(1)} µs (×${ratio(ours.cpuPerEvent, bare.cpuPerEvent)})`
+    )
+    console.log(
+      `upstream first byte → client first byte (mean): lingxi ${(ours.firstByteMean / 1000).toFixed(2)} ms, bare relay ${(bare.firstByteMean / 1000).toFixed(2)} ms (×${ratio(ours.firstByteMean, bare.firstByteMean)})`
+    )
   } finally {
     cleanup()
     await fake.close()

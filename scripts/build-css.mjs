@@ -32,7 +32,7 @@ const isSource = (file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\.tsx?$/.test(
  * through src/widgets/chat/deferred.ts, which brings rest-css.ts along).
  */
 const deferred = {
-  chat: ['src/widgets/chat/settings.tsx', 'src/widgets/chat/topic-list.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx'],
+  chat: ['src/widgets/chat/settings.tsx', 'src/widgets/chat/topic-list.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx']
 }
 
 /** The files of src/ that an entry's module graph reaches (static and dynamic imports), not through `skip`. */
@@ -58,9 +58,9 @@ async function graph(entry, skip = []) {
         setup(b) {
           b.onResolve({ filter: /styles\/generated\// }, (a) => ({ path: a.path, external: true }))
           b.onResolve({ filter: /^\./ }, (a) => (skipped.has(join(a.resolveDir, a.path).replace(/\.tsx?$/, '')) ? { path: a.path, external: true } : undefined))
-        },
-      },
-    ],
+        }
+      }
+    ]
   })
   return Object.keys(result.metafile.inputs)
     .map((file) => join(root, file))
@@ -199,7 +199,10 @@ function utilitySelectors(css) {
  */
 function splitSheet(full, main) {
   const wanted = utilitySelectors(main)
-  const needed = (r) => (r.prelude.startsWith('@') ? /^@(keyframes|property|font-face)/.test(r.prelude) || rules(r.body).some(needed) : selectors(r.prelude).some((s) => wanted.has(s)))
+  const needed = (r) =>
+    r.prelude.startsWith('@')
+      ? /^@(keyframes|property|font-face)/.test(r.prelude) || rules(r.body).some(needed)
+      : selectors(r.prelude).some((s) => wanted.has(s))
   let css = ''
   const rest = []
   const walk = (body) => {
@@ -235,8 +238,13 @@ function splitSheet(full, main) {
 
 const sheets = [
   { name: 'base', files: async () => [], options: { utilities: false } },
-  ...elements.map((e) => ({ name: e.file, files: () => graph(e.entry), options: { base: false }, deferred: deferred[e.file] && (() => graph(e.entry, deferred[e.file])) })),
-  { name: 'full', files: async () => walk(join(root, 'src')) },
+  ...elements.map((e) => ({
+    name: e.file,
+    files: () => graph(e.entry),
+    options: { base: false },
+    deferred: deferred[e.file] && (() => graph(e.entry, deferred[e.file]))
+  })),
+  { name: 'full', files: async () => walk(join(root, 'src')) }
 ]
 rmSync(outDir, { recursive: true, force: true })
 mkdirSync(outDir, { recursive: true })
@@ -252,10 +260,13 @@ for (const s of sheets) {
     const rest = split.rest.reduce((n, [, text]) => n + text.length, 0)
     writeFileSync(
       join(outDir, `${s.name}.rest.ts`),
-      `${header}\n// The rules of ${s.name}'s full sheet that only its deferred parts use, as [offset in its css, text].\nexport const rest: [number, string][] = ${JSON.stringify(split.rest)}\n`,
+      `${header}\n// The rules of ${s.name}'s full sheet that only its deferred parts use, as [offset in its css, text].\nexport const rest: [number, string][] = ${JSON.stringify(split.rest)}\n`
     )
     sizes.push(`${s.name} ${css.length} (+${rest} deferred, ${main.length} of ${files.length} files up front)`)
   } else sizes.push(`${s.name} ${css.length}`)
-  writeFileSync(join(outDir, `${s.name}.ts`), `${header}\n// ${files.length} files of ${relative(root, 'src') || 'src'}.\nexport const css = ${JSON.stringify(css)}\n`)
+  writeFileSync(
+    join(outDir, `${s.name}.ts`),
+    `${header}\n// ${files.length} files of ${relative(root, 'src') || 'src'}.\nexport const css = ${JSON.stringify(css)}\n`
+  )
 }
 console.log(`css: ${sizes.join(', ')} bytes`)

@@ -13,12 +13,13 @@ const lock = JSON.parse(readFileSync(file, 'utf8'))
 const packages = lock.packages
 
 function platformOf(name) {
-  const os = ['darwin', 'win32', 'linux', 'android', 'freebsd', 'openbsd', 'netbsd', 'sunos', 'aix', 'openharmony'].find((o) =>
-    new RegExp(`[-/]${o}[-.]|[-/]${o}$`).test(name),
-  ) ?? (/[-/]win[-.]|windows/.test(name) ? 'win32' : /wasm32|wasi/.test(name) ? undefined : undefined)
-  const cpu = ['x64', 'arm64', 'ia32', 'arm', 'ppc64', 'riscv64', 's390x', 'loong64', 'mips64el'].find((c) =>
-    new RegExp(`[-/]${c}(?:[-.]|$)`).test(name),
-  ) ?? (/wasm32/.test(name) ? 'wasm32' : undefined)
+  const os =
+    ['darwin', 'win32', 'linux', 'android', 'freebsd', 'openbsd', 'netbsd', 'sunos', 'aix', 'openharmony'].find((o) =>
+      new RegExp(`[-/]${o}[-.]|[-/]${o}$`).test(name)
+    ) ?? (/[-/]win[-.]|windows/.test(name) ? 'win32' : /wasm32|wasi/.test(name) ? undefined : undefined)
+  const cpu =
+    ['x64', 'arm64', 'ia32', 'arm', 'ppc64', 'riscv64', 's390x', 'loong64', 'mips64el'].find((c) => new RegExp(`[-/]${c}(?:[-.]|$)`).test(name)) ??
+    (/wasm32/.test(name) ? 'wasm32' : undefined)
   return { os, cpu }
 }
 

@@ -19,7 +19,12 @@ function docOf(entry) {
       .map((l) => /^@\w+\s+(\S+)\s*-\s*(.*)$/.exec(l))
       .filter(Boolean)
       .map(([, name, description]) => ({ name, description }))
-  const summary = block.split('@summary')[1]?.split(/\n\s*\*?\s*@/)[0]?.replace(/\n\s*\*\s?/g, ' ').trim() ?? ''
+  const summary =
+    block
+      .split('@summary')[1]
+      ?.split(/\n\s*\*?\s*@/)[0]
+      ?.replace(/\n\s*\*\s?/g, ' ')
+      .trim() ?? ''
   const registration = readFileSync(join(root, entry), 'utf8')
   const attrs = /defineElement\(\s*[^,]+,\s*\w+,\s*\{([^}]*)\}/.exec(registration)?.[1] ?? ''
   const described = new Map(tagged('attr').map((a) => [a.name, a.description]))
@@ -29,10 +34,16 @@ function docOf(entry) {
       name: attr,
       fieldName: name,
       type: { text: type === 'json' ? 'object' : type },
-      ...(described.has(attr) ? { description: described.get(attr) } : {}),
+      ...(described.has(attr) ? { description: described.get(attr) } : {})
     }
   })
-  const fields = attributes.map((a) => ({ kind: 'field', name: a.fieldName, attribute: a.name, type: a.type, ...(a.description ? { description: a.description } : {}) }))
+  const fields = attributes.map((a) => ({
+    kind: 'field',
+    name: a.fieldName,
+    attribute: a.name,
+    type: a.type,
+    ...(a.description ? { description: a.description } : {})
+  }))
   const methods = tagged('method').map((m) => ({ kind: 'method', name: m.name, description: m.description }))
   for (const m of methods) if (!new RegExp(`\\b${m.name}\\(\\)\\s*\\{`).test(registration)) throw new Error(`${entry}: @method ${m.name} is not registered`)
   const events = tagged('event').map((e) => ({ ...e, type: { text: 'CustomEvent' } }))
@@ -48,9 +59,9 @@ const manifest = {
       kind: 'javascript-module',
       path: `dist/cdn/${e.file}.js`,
       declarations: [{ kind: 'class', customElement: true, name: e.tag, tagName: e.tag, description: doc.summary, ...doc }],
-      exports: [{ kind: 'custom-element-definition', name: e.tag, declaration: { name: e.tag, module: `dist/cdn/${e.file}.js` } }],
+      exports: [{ kind: 'custom-element-definition', name: e.tag, declaration: { name: e.tag, module: `dist/cdn/${e.file}.js` } }]
     }
-  }),
+  })
 }
 const text = JSON.stringify(manifest, null, 2) + '\n'
 writeFileSync(join(root, 'custom-elements.json'), text)

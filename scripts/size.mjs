@@ -77,7 +77,13 @@ if (existsSync(measured)) {
   const row = (name, bytes, budget) => {
     const ok = bytes <= budget
     if (!ok && !stale) failed = true
-    rows.push([name, kb(bytes), kb(budget), stale ? 'stale' : ok ? 'ok' : 'OVER', stale ? 'older than dist/cdn: rerun `npx playwright test embed-budget`' : 'measured in Chromium'])
+    rows.push([
+      name,
+      kb(bytes),
+      kb(budget),
+      stale ? 'stale' : ok ? 'ok' : 'OVER',
+      stale ? 'older than dist/cdn: rerun `npx playwright test embed-budget`' : 'measured in Chromium'
+    ])
   }
   row('loader (Chromium)', m.loader, m.budgets.loader)
   row('bubble + open + markdown reply (Chromium)', m.returningVisitor, m.budgets.embed)

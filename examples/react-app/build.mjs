@@ -33,7 +33,7 @@ await build({
   ...(installed ? {} : { alias: { lingxi: repoBuild } }),
   // lingxi's chunks import each other's helpers bare; they are side-effect free, as declared.
   logOverride: { 'ignored-bare-import': 'silent' },
-  logLevel: 'warning',
+  logLevel: 'warning'
 })
 copyFileSync(join(root, 'index.html'), join(out, 'index.html'))
 console.log(`react example: ${out} (lingxi ${installed ? 'installed in node_modules' : 'from the repository build'})`)

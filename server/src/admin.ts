@@ -67,7 +67,12 @@ function table(rows: Account[], balances: Map<string, Map<string, number>>): str
     a.permissionCodes.join(',')
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)))
-  return [header, ...cells].map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd())
+  return [header, ...cells].map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd()
+  )
 }
 
 function cardTable(rows: CardRow[]): string[] {
@@ -79,10 +84,19 @@ function cardTable(rows: CardRow[]): string[] {
     ...ALLOWANCES.kinds.map((k) => String(c.grants[k.id] ?? 0)),
     day(c.createdAt),
     day(c.expiresAt),
-    c.redeemedAt ? `redeemed ${day(c.redeemedAt)} by ${c.redeemedPhone ?? '(deleted account)'}` : c.expiresAt && c.expiresAt.getTime() <= now ? 'expired' : 'unused'
+    c.redeemedAt
+      ? `redeemed ${day(c.redeemedAt)} by ${c.redeemedPhone ?? '(deleted account)'}`
+      : c.expiresAt && c.expiresAt.getTime() <= now
+        ? 'expired'
+        : 'unused'
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)))
-  return [header, ...cells].map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd())
+  return [header, ...cells].map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd()
+  )
 }
 
 function allowlistHint(env: Record<string, string | undefined>): string[] {
@@ -133,7 +147,13 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
         }
         const { rows, balances } = await withDatabase(io, async (db) => {
           const rows = await listAccounts(db, phone === undefined ? {} : { phone })
-          return { rows, balances: await readBalances(db, rows.map((a) => a.id)) }
+          return {
+            rows,
+            balances: await readBalances(
+              db,
+              rows.map((a) => a.id)
+            )
+          }
         })
         if (rows.length === 0) io.out(phone === undefined ? 'No accounts yet.' : `No account with phone ${phone}.`)
         else for (const line of table(rows, balances)) io.out(line)

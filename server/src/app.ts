@@ -148,7 +148,11 @@ export function composeApp(deps: AppDeps): ComposedApp {
   registerUploadRoutes(api, { config, kv: deps.kv })
 
   const codes = (pick: (m: ToolModule<unknown, ModuleInstance>) => readonly string[] | undefined) => [...new Set(list.flatMap((m) => pick(m) ?? []))]
-  registerAccountChannel(api, streams, codes((m) => m.channelCodes))
+  registerAccountChannel(
+    api,
+    streams,
+    codes((m) => m.channelCodes)
+  )
   const moduleDeps: ModuleDeps = {
     config,
     db: deps.db,

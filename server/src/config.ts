@@ -137,8 +137,7 @@ export interface ChatSettings {
 /** Replay events are kept 10 minutes after their last append, so a stream may not idle longer. */
 export const MAX_IDLE_TIMEOUT_MS = 600_000
 
-export const DEFAULT_PERMISSIONS =
-  'AI_TOOLS_CHAT,AI_TOOLS_ROLE,AI_TOOLS_PAINTING,AI_TOOLS_SD,AI_TOOLS_MUSIC,AI_TOOLS_HOT,AI_TOOLS_GALLERY,AI_TOOLS_IMAGE'
+export const DEFAULT_PERMISSIONS = 'AI_TOOLS_CHAT,AI_TOOLS_ROLE,AI_TOOLS_PAINTING,AI_TOOLS_SD,AI_TOOLS_MUSIC,AI_TOOLS_HOT,AI_TOOLS_GALLERY,AI_TOOLS_IMAGE'
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -183,11 +182,20 @@ const optionalUrl = (name: string, protocols: string[]) =>
 const envSchema = z.object({
   NODE_ENV: z.string().optional(),
   PORT: count('PORT', 8787).refine((port) => port >= 1 && port <= 65535, 'PORT must be between 1 and 65535'),
-  HOST: z.string().optional().transform((value) => value?.trim() || '127.0.0.1'),
-  DATA_DIR: z.string().optional().transform((value) => resolve(value?.trim() || './data')),
+  HOST: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || '127.0.0.1'),
+  DATA_DIR: z
+    .string()
+    .optional()
+    .transform((value) => resolve(value?.trim() || './data')),
   DATABASE_URL: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
   REDIS_URL: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
-  REDIS_PREFIX: z.string().optional().transform((value) => value ?? 'lingxi:'),
+  REDIS_PREFIX: z
+    .string()
+    .optional()
+    .transform((value) => value ?? 'lingxi:'),
   PUBLIC_URL: optionalUrl('PUBLIC_URL', ['http:', 'https:']),
   CORS_ORIGINS: z
     .string()
@@ -511,7 +519,8 @@ function wechatSettings(e: z.output<typeof envSchema>): WechatSettings {
     else if (pem && key) cert = { certPath: resolve(pem), keyPath: resolve(key) }
     else if (pem || key) problems.push('WECHAT_PAY_CERT_PEM and WECHAT_PAY_KEY_PEM go together')
     // Red packets need the merchant's client certificate; only a plain-http stand-in (a test fake) does without.
-    if (!cert && baseUrl.startsWith('https:')) problems.push('WECHAT_PAY_CERT_P12 (apiclient_cert.p12) or WECHAT_PAY_CERT_PEM + WECHAT_PAY_KEY_PEM is required for WeChat Pay')
+    if (!cert && baseUrl.startsWith('https:'))
+      problems.push('WECHAT_PAY_CERT_P12 (apiclient_cert.p12) or WECHAT_PAY_CERT_PEM + WECHAT_PAY_KEY_PEM is required for WeChat Pay')
     if (problems.length > 0) throw new ConfigError(problems)
     pay = {
       baseUrl,

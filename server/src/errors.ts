@@ -35,11 +35,7 @@ export class ApiError extends Error {
   readonly status: ContentfulStatusCode
   readonly headers: Record<string, string> | undefined
 
-  constructor(
-    code: ApiCode,
-    message: string,
-    options: { status?: ContentfulStatusCode; headers?: Record<string, string> } = {}
-  ) {
+  constructor(code: ApiCode, message: string, options: { status?: ContentfulStatusCode; headers?: Record<string, string> } = {}) {
     super(message)
     this.name = 'ApiError'
     this.code = code

@@ -55,10 +55,8 @@ function scrubValue(value: unknown, scrub: (text: string) => string, seen: WeakS
  */
 export function redactingLogger(logger: Logger, secrets: Iterable<string | undefined>): Logger {
   const scrub = createRedactor(secrets)
-  const wrap =
-    (level: keyof Logger) =>
-    (message: string, fields?: Record<string, unknown>) =>
-      logger[level](scrub(message), fields === undefined ? undefined : (scrubValue(fields, scrub, new WeakSet()) as Record<string, unknown>))
+  const wrap = (level: keyof Logger) => (message: string, fields?: Record<string, unknown>) =>
+    logger[level](scrub(message), fields === undefined ? undefined : (scrubValue(fields, scrub, new WeakSet()) as Record<string, unknown>))
   return { info: wrap('info'), warn: wrap('warn'), error: wrap('error') }
 }
 

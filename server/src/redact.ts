@@ -31,7 +31,13 @@ export function createRedactor(secrets: Iterable<string | undefined>): (text: st
   }
   if (all.size === 0) return (text) => text
   // Longest first, so a secret that contains another one is replaced whole.
-  const pattern = new RegExp([...all].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g')
+  const pattern = new RegExp(
+    [...all]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g'
+  )
   return (text) => text.replace(pattern, REDACTED)
 }
 

@@ -138,14 +138,17 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   console.log(`Lingxi is running at ${url}`)
   // Several nodes: whichever survives ends the replies of a node that died mid-stream.
   const orphanSweep = config.databaseUrl
-    ? setInterval(() => {
-        runtime
-          .sweep({ staleMs: config.chatLeaseMs })
-          .then((count) => {
-            if (count > 0) logger.warn('replies whose node stopped renewing them were marked interrput', { count })
-          })
-          .catch((error: unknown) => logger.error('sweeping orphaned replies failed', { error }))
-      }, Math.max(250, Math.floor(config.chatLeaseMs / 3)))
+    ? setInterval(
+        () => {
+          runtime
+            .sweep({ staleMs: config.chatLeaseMs })
+            .then((count) => {
+              if (count > 0) logger.warn('replies whose node stopped renewing them were marked interrput', { count })
+            })
+            .catch((error: unknown) => logger.error('sweeping orphaned replies failed', { error }))
+        },
+        Math.max(250, Math.floor(config.chatLeaseMs / 3))
+      )
     : undefined
   orphanSweep?.unref()
   // Work the last run left (music polls, red packets): picked up again while requests are served.

@@ -93,7 +93,10 @@ describe('admin commands', () => {
   })
 
   it('explains unknown accounts, commands and missing arguments with nonzero exit codes', async () => {
-    expect(await admin('grant', '13700137000', 'AI_TOOLS_CHAT')).toMatchObject({ code: 1, err: expect.stringContaining('No account with phone +86 13700137000') })
+    expect(await admin('grant', '13700137000', 'AI_TOOLS_CHAT')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('No account with phone +86 13700137000')
+    })
     expect(await admin('state', '00000000-0000-4000-8000-000000000000', '1')).toMatchObject({ code: 1, err: expect.stringContaining('No account with id') })
     expect(await admin('grant', 'not-a-phone', 'AI_TOOLS_CHAT')).toMatchObject({ code: 2 })
     expect(await admin('grant', '13800138000')).toMatchObject({ code: 2, err: expect.stringContaining('Usage') })

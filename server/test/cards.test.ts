@@ -56,8 +56,20 @@ describe('card codes', () => {
   })
 
   it('parses the CLI options and refuses nonsense', () => {
-    expect(parseCardOptions(['--tokens', '5000', '--mj=2', '--count', '3', '--expires-days', '30'])).toEqual({ grants: { tokens: 5000, mj: 2, suno: 0 }, count: 3, expiresDays: 30 })
-    for (const bad of [[], ['--tokens', '-1'], ['--tokens', '1.5'], ['--tokens'], ['--bogus', '1'], ['--tokens', '1', '--count', '0'], ['--tokens', '1', '--expires-days', '0']]) {
+    expect(parseCardOptions(['--tokens', '5000', '--mj=2', '--count', '3', '--expires-days', '30'])).toEqual({
+      grants: { tokens: 5000, mj: 2, suno: 0 },
+      count: 3,
+      expiresDays: 30
+    })
+    for (const bad of [
+      [],
+      ['--tokens', '-1'],
+      ['--tokens', '1.5'],
+      ['--tokens'],
+      ['--bogus', '1'],
+      ['--tokens', '1', '--count', '0'],
+      ['--tokens', '1', '--expires-days', '0']
+    ]) {
       expect(() => parseCardOptions(bad), bad.join(' ')).toThrow()
     }
   })

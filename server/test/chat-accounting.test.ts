@@ -68,7 +68,17 @@ describe('allowance', () => {
     const replyId = randomUUID()
     // Held when it started, as every reply is.
     await holdTokens(ctx.db.db, accountId, 8)
-    await ctx.db.db.insert(chatMessages).values({ id: replyId, accountId, topicId: topic.topicId, role: 'assistant', status: 'streaming', requestId: randomUUID(), held: 8, createdAt: at, updatedAt: at })
+    await ctx.db.db.insert(chatMessages).values({
+      id: replyId,
+      accountId,
+      topicId: topic.topicId,
+      role: 'assistant',
+      status: 'streaming',
+      requestId: randomUUID(),
+      held: 8,
+      createdAt: at,
+      updatedAt: at
+    })
     const outcome = {
       replyId,
       accountId,
@@ -126,9 +136,18 @@ describe('the offline demo model', () => {
     expect(framesA.at(-1)).toEqual({
       id: String(chunks.length + 1),
       event: 'done',
-      data: JSON.stringify({ status: 'complete', usage: { promptTokens: prompt, completionTokens: completion, charged: prompt + completion }, messageId: first.replyId })
+      data: JSON.stringify({
+        status: 'complete',
+        usage: { promptTokens: prompt, completionTokens: completion, charged: prompt + completion },
+        messageId: first.replyId
+      })
     })
-    expect((await chat.log(accountId)).at(-1)).toEqual({ kind: 'tokens', amount: -(prompt + completion), balance: 100000 - 2 * (prompt + completion), reason: '对话：灵犀演示模型（离线）' })
+    expect((await chat.log(accountId)).at(-1)).toEqual({
+      kind: 'tokens',
+      amount: -(prompt + completion),
+      balance: 100000 - 2 * (prompt + completion),
+      reason: '对话：灵犀演示模型（离线）'
+    })
 
     // Another question, another answer.
     expect(demoReply([{ role: 'user', content: '今天天气怎么样' }])).not.toBe(replyA.content)

@@ -35,7 +35,10 @@ const chat = chatHelpers(ctx)
 const ANSWER_RESERVE = 2048
 
 async function replies(accountId: string) {
-  return ctx.db.db.select().from(chatMessages).where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.role, 'assistant')))
+  return ctx.db.db
+    .select()
+    .from(chatMessages)
+    .where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.role, 'assistant')))
 }
 
 /** Every charge is in the log, the log chains to the balance, and nothing is still held. */
@@ -91,7 +94,15 @@ describe('holds: a reply is paid for before it is generated', () => {
     const h = ctx.h
     const bus = h.bus.prefix ? createRedisBus({ url: process.env.REDIS_URL!, prefix: h.bus.prefix }) : h.bus
     const chatB = createChat({ db: ctx.db.db, config: h.config, bus, logger: h.logger, now: h.clock.now })
-    const appB = createApp({ chat: chatB, db: ctx.db.db, config: h.config, sms: createConsoleSmsProvider(() => {}), kv: h.kv, logger: h.logger, now: h.clock.now })
+    const appB = createApp({
+      chat: chatB,
+      db: ctx.db.db,
+      config: h.config,
+      sms: createConsoleSmsProvider(() => {}),
+      kv: h.kv,
+      logger: h.logger,
+      now: h.clock.now
+    })
     try {
       const { token, accountId } = await chat.user()
       const topics = await Promise.all(Array.from({ length: 100 }, () => chat.topic(token, { model: 'fake-gpt' })))
@@ -152,7 +163,12 @@ describe('holds: a reply is paid for before it is generated', () => {
     expect(fake.requests.at(-1)!.body.max_tokens).toBe(200)
     expect(await chat.reply(res.body.data!.replyId)).toMatchObject({ status: 'complete', cost: prompt + 5000, charged: prompt + 200, held: 0 })
     expect(await chat.balance(accountId)).toBe(0)
-    expect((await chat.log(accountId)).at(-1)).toEqual({ kind: 'tokens', amount: -(prompt + 200), balance: 0, reason: `对话：fake-gpt（余额不足，应扣 ${prompt + 5000}）` })
+    expect((await chat.log(accountId)).at(-1)).toEqual({
+      kind: 'tokens',
+      amount: -(prompt + 200),
+      balance: 0,
+      reason: `对话：fake-gpt（余额不足，应扣 ${prompt + 5000}）`
+    })
 
     await chat.setTokens(accountId, prompt + MIN_ANSWER_TOKENS - 1)
     const upstream = fake.requests.length
@@ -203,7 +219,14 @@ describe('upstream usage is validated', () => {
       const reply = await chat.reply(res.body.data!.replyId)
       const prompt = 7 + (await countTokens('用量'))
       const completion = await countTokens('账单')
-      expect(reply).toMatchObject({ status: 'complete', content: '账单', promptTokens: prompt, completionTokens: completion, charged: prompt + completion, held: 0 })
+      expect(reply).toMatchObject({
+        status: 'complete',
+        content: '账单',
+        promptTokens: prompt,
+        completionTokens: completion,
+        charged: prompt + completion,
+        held: 0
+      })
       const frames = parseFrames(await readAll(await chat.subscribe(token, res.body.data!.requestId)))
       expect(frames.at(-1)!.event).toBe('done')
       await expectBooksBalance(accountId, 100_000)
@@ -269,7 +292,19 @@ describe('one charging policy for every way a reply ends', () => {
     const at = new Date()
     await ctx.db.db.transaction(async (tx) => {
       await hold(tx, accountId, TOKENS, 500)
-      await tx.insert(chatMessages).values({ id: replyId, accountId, topicId: topic.topicId, role: 'assistant', content: '一半', status: 'streaming', requestId: randomUUID(), held: 500, nodeId: 'dead-node', createdAt: at, updatedAt: at })
+      await tx.insert(chatMessages).values({
+        id: replyId,
+        accountId,
+        topicId: topic.topicId,
+        role: 'assistant',
+        content: '一半',
+        status: 'streaming',
+        requestId: randomUUID(),
+        held: 500,
+        nodeId: 'dead-node',
+        createdAt: at,
+        updatedAt: at
+      })
     })
     expect(await ctx.h.chat.sweep()).toBe(1)
     expect(await chat.reply(replyId)).toMatchObject({ status: 'interrput', content: '一半', charged: 0, held: 0 })
@@ -287,11 +322,33 @@ describe('a node that restarts ends its own orphans at once', () => {
     const theirs = randomUUID()
     await ctx.db.db.transaction(async (tx) => {
       await hold(tx, accountId, TOKENS, 300)
-      for (const [id, nodeId] of [[mine, 'node-a:8787'], [theirs, 'node-b:8787']] as const) {
-        await tx.insert(chatMessages).values({ id, accountId, topicId: topic.topicId, role: 'assistant', status: 'streaming', requestId: randomUUID(), held: 150, nodeId, createdAt: at, updatedAt: at })
+      for (const [id, nodeId] of [
+        [mine, 'node-a:8787'],
+        [theirs, 'node-b:8787']
+      ] as const) {
+        await tx.insert(chatMessages).values({
+          id,
+          accountId,
+          topicId: topic.topicId,
+          role: 'assistant',
+          status: 'streaming',
+          requestId: randomUUID(),
+          held: 150,
+          nodeId,
+          createdAt: at,
+          updatedAt: at
+        })
       }
     })
-    const runtime = createChatRuntime({ db: ctx.db.db, bus: ctx.h.bus, models: ctx.h.chat.models, settings: ctx.h.config.chat, logger: memoryLogger(), now: Date.now, nodeId: 'node-a:8787' })
+    const runtime = createChatRuntime({
+      db: ctx.db.db,
+      bus: ctx.h.bus,
+      models: ctx.h.chat.models,
+      settings: ctx.h.config.chat,
+      logger: memoryLogger(),
+      now: Date.now,
+      nodeId: 'node-a:8787'
+    })
     try {
       expect(await runtime.sweep({ staleMs: 60_000, own: true })).toBe(1)
       expect(await chat.reply(mine)).toMatchObject({ status: 'interrput', held: 0, charged: 0 })

@@ -102,8 +102,19 @@ describe('role repository', () => {
     expect(await tagCount(me.token)).toBe((await tagCount(other.token)) + 1)
 
     ctx.h.clock.advance(5000)
-    const edited = await chat.post('role-play/save', newRole({ roleId: role.roleId, name: '月报写手', avatar: '/files/avatars/a.png', tagIds: [], welcomeMessage: '' }), me.token)
-    expect(edited.body.data).toMatchObject({ roleId: role.roleId, name: '月报写手', avatar: '/files/avatars/a.png', tags: [], welcomeMessage: null, updateTime: ctx.h.clock.now() })
+    const edited = await chat.post(
+      'role-play/save',
+      newRole({ roleId: role.roleId, name: '月报写手', avatar: '/files/avatars/a.png', tagIds: [], welcomeMessage: '' }),
+      me.token
+    )
+    expect(edited.body.data).toMatchObject({
+      roleId: role.roleId,
+      name: '月报写手',
+      avatar: '/files/avatars/a.png',
+      tags: [],
+      welcomeMessage: null,
+      updateTime: ctx.h.clock.now()
+    })
 
     // A topic made with the role keeps working after the role is deleted.
     const topic = await chat.topic(me.token, { roleId: role.roleId })
@@ -134,7 +145,13 @@ describe('role repository', () => {
       ['role-play/save', newRole({ tagIds: ['work', 'no-such-tag'] }), 40000001, 'tagIds 中的标签不存在：no-such-tag'],
       ['role-play/save', newRole({ tagIds: 'work' }), 40000001, 'tagIds 必须是数组'],
       ...['abc', '😀😀😀😀😀😀😀😀😀', 'https://evil.example.com/files/a.png', '/files/../etc/passwd', 'javascript:alert(1)', '/avatars/a.png'].map(
-        (avatar) => ['role-play/save', newRole({ avatar }), 40000001, 'avatar 必须是一个 emoji（不超过 8 个字符）或本站 /files/ 下的图片地址'] as [string, unknown, number, string]
+        (avatar) =>
+          ['role-play/save', newRole({ avatar }), 40000001, 'avatar 必须是一个 emoji（不超过 8 个字符）或本站 /files/ 下的图片地址'] as [
+            string,
+            unknown,
+            number,
+            string
+          ]
       ),
       ['role-play/save', newRole({ roleId: theirs.roleId }), 40400001, '角色不存在或已删除'],
       ['role-play/save', newRole({ roleId: 'mock-interviewer' }), 40300001, '公共角色不能修改或删除'],

@@ -118,7 +118,10 @@ describe('reply streams', () => {
         const reader = res.body!.getReader()
         await reader.read()
       }
-      const account = await fetch(`http://127.0.0.1:${port}${CHAT}/sse/subscribe`, { headers: { Authorization: `Bearer ${token}` }, signal: controllers[0]!.signal })
+      const account = await fetch(`http://127.0.0.1:${port}${CHAT}/sse/subscribe`, {
+        headers: { Authorization: `Bearer ${token}` },
+        signal: controllers[0]!.signal
+      })
       expect(account.status).toBe(200)
       await waitUntil(() => ctx.h.stats().subscribers === 6 && ctx.h.chat.stats().accountListeners === 1)
       expect(ctx.h.chat.stats().followers).toBe(5)

@@ -190,12 +190,18 @@ describe('topics', () => {
 
   it('needs the AI_TOOLS_CHAT permission (role-play also takes AI_TOOLS_ROLE; reply streams also role and hot news)', async () => {
     const { token, accountId } = await chat.user()
-    await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_ROLE'] }).where(eq(accounts.id, accountId))
+    await ctx.db.db
+      .update(accounts)
+      .set({ permissionCodes: ['AI_TOOLS_ROLE'] })
+      .where(eq(accounts.id, accountId))
     expect((await chat.post('topic/list', {}, token)).body).toEqual({ code: 40300001, message: '您没有使用「AI对话」的权限', data: null })
     // Reply streams serve role chat (and hot news' AI 解读) too: an unknown id is simply not found.
     expect((await chat.subscribe(token, randomUUID())).status).toBe(404)
     expect((await chat.post('role-play/tag/list', {}, token)).body.code).toBe(2000)
-    await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_MUSIC'] }).where(eq(accounts.id, accountId))
+    await ctx.db.db
+      .update(accounts)
+      .set({ permissionCodes: ['AI_TOOLS_MUSIC'] })
+      .where(eq(accounts.id, accountId))
     expect((await chat.post('role-play/list', {}, token)).body).toEqual({ code: 40300001, message: '您没有使用「角色库」的权限', data: null })
     expect((await chat.subscribe(token, randomUUID())).status).toBe(403)
     expect((await ctx.h.app.request('/api/v1/ai-chat/sse/subscribe', { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200)
@@ -307,7 +313,11 @@ describe('messages', () => {
     await ctx.h.chat.idle()
     const second = (await chat.send(token, topic.topicId, '问题二')).body.data
     await ctx.h.chat.idle()
-    expect((await chat.post('topic/message/regenerate', { replyId: first.replyId }, token)).body).toEqual({ code: 40000001, message: '只能重新生成最后一条回复', data: null })
+    expect((await chat.post('topic/message/regenerate', { replyId: first.replyId }, token)).body).toEqual({
+      code: 40000001,
+      message: '只能重新生成最后一条回复',
+      data: null
+    })
     const again = await chat.post('topic/message/regenerate', { replyId: second.replyId }, token)
     expect(again.body.data).toMatchObject({ messageId: second.messageId })
     expect(again.body.data.replyId).not.toBe(second.replyId)

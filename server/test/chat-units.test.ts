@@ -50,7 +50,16 @@ describe('context window', () => {
 
 describe('chat config', () => {
   it('offers only the demo model without a key, and never carries the key', () => {
-    const config = resolveChatConfig({ models: [{ id: 'lingxi-demo', provider: 'demo' }, { id: 'gpt-4o', provider: 'openai' }], defaultModel: 'gpt-4o' }, noOpenAi)
+    const config = resolveChatConfig(
+      {
+        models: [
+          { id: 'lingxi-demo', provider: 'demo' },
+          { id: 'gpt-4o', provider: 'openai' }
+        ],
+        defaultModel: 'gpt-4o'
+      },
+      noOpenAi
+    )
     expect(config.models.map((m) => m.id)).toEqual(['lingxi-demo'])
     expect(config).toMatchObject({ defaultModel: 'lingxi-demo', defaultTemperature: 0.7, contextEnabled: true })
     expect(JSON.stringify(resolveChatConfig({}, withOpenAi))).not.toContain('sk-secret')
@@ -72,7 +81,15 @@ describe('chat config', () => {
     )
     expect(config.models).toEqual([
       expect.objectContaining({ id: 'lingxi-demo', provider: 'demo', price: { input: 1, output: 1 } }),
-      { id: 'mini', name: 'GPT-4o mini', provider: 'openai', upstreamModel: 'gpt-4o-mini', contextLength: 128000, price: { input: 0.5, output: 2 }, description: '' },
+      {
+        id: 'mini',
+        name: 'GPT-4o mini',
+        provider: 'openai',
+        upstreamModel: 'gpt-4o-mini',
+        contextLength: 128000,
+        price: { input: 0.5, output: 2 },
+        description: ''
+      },
       { id: 'deepseek-chat', name: 'deepseek-chat', provider: 'openai', contextLength: 16384, price: { input: 1, output: 1 }, description: '' }
     ])
     expect(config).toMatchObject({ defaultModel: 'mini', defaultTemperature: 1, contextEnabled: false, banner: 'kept' })
@@ -132,7 +149,17 @@ describe('wire helpers', () => {
   it('accepts emoji and same-origin /files/ avatars only', () => {
     const site = 'https://ai.example.com'
     for (const ok of ['🤖', '👩‍💻', '🇨🇳', '❤️', '/files/a/b.png', 'https://ai.example.com/files/x.webp']) expect(validAvatar(ok, site), ok).toBe(true)
-    for (const bad of ['a', '12', '#', '🤖🤖🤖🤖🤖🤖🤖🤖🤖', '/files/../x', 'https://other.example.com/files/x.png', 'https://ai.example.com/other/x.png', 'data:image/png;base64,xx', ''])
+    for (const bad of [
+      'a',
+      '12',
+      '#',
+      '🤖🤖🤖🤖🤖🤖🤖🤖🤖',
+      '/files/../x',
+      'https://other.example.com/files/x.png',
+      'https://ai.example.com/other/x.png',
+      'data:image/png;base64,xx',
+      ''
+    ])
       expect(validAvatar(bad, site), bad).toBe(false)
   })
 

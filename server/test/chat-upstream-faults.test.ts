@@ -51,7 +51,14 @@ async function exchange(behaviour: Behaviour) {
   const stream = await readAll(await chat.subscribe(token, requestId))
   const got = await chat.post('topic/message/get', { messageId: replyId }, token)
   const listed = await chat.post('topic/messages', { topicId: topic.topicId, pageNum: 1, pageSize: 10 }, token)
-  return { accountId, replyId, stream, frames: parseFrames(stream), message: got.body.data, seen: stream + JSON.stringify(got.body) + JSON.stringify(listed.body) }
+  return {
+    accountId,
+    replyId,
+    stream,
+    frames: parseFrames(stream),
+    message: got.body.data,
+    seen: stream + JSON.stringify(got.body) + JSON.stringify(listed.body)
+  }
 }
 
 /** The terminal event of a stream, parsed. */
@@ -62,7 +69,14 @@ describe('upstream failures reach users as short safe messages; their detail goe
     const { frames, message, seen } = await exchange({
       kind: 'http-error',
       status: 401,
-      body: { error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key'
+        }
+      }
     })
     expect(last(frames)).toMatchObject({ event: 'error', status: 'error', code: 50200001, message: `${LABEL}鉴权失败，请联系管理员` })
     expect(message).toMatchObject({ status: 'error', content: '' })
@@ -122,7 +136,11 @@ describe('upstream failures reach users as short safe messages; their detail goe
     [503, null, 'error', 50200001, `${LABEL}暂时不可用，请稍后重试`],
     [504, null, 'timeout', 50400001, `${LABEL}响应超时，请稍后重试`]
   ])('HTTP %i with code %s: status %s, code %i, "%s", nothing of the upstream text', async (status, code, final, errorCode, text) => {
-    const { frames, seen, accountId } = await exchange({ kind: 'http-error', status, body: { error: { message: SECRET_TEXT, type: 'new_api_error', param: null, code } } })
+    const { frames, seen, accountId } = await exchange({
+      kind: 'http-error',
+      status,
+      body: { error: { message: SECRET_TEXT, type: 'new_api_error', param: null, code } }
+    })
     expect(last(frames)).toMatchObject({ event: 'error', status: final, code: errorCode, message: text })
     expect(seen).not.toContain('secret upstream words')
     expect(seen).not.toContain('机密')
@@ -133,24 +151,49 @@ describe('upstream failures reach users as short safe messages; their detail goe
 
 describe('upstream answers in every shape the protocol allows', () => {
   it('an event stream whose lines end with a bare CR streams the whole answer', async () => {
-    const { frames, message } = await exchange({ kind: 'stream', chunks: ['你好', '，', '世界'], reasoning: ['想'], usage: { prompt_tokens: 9, completion_tokens: 4 }, lineEnd: '\r', comment: true })
+    const { frames, message } = await exchange({
+      kind: 'stream',
+      chunks: ['你好', '，', '世界'],
+      reasoning: ['想'],
+      usage: { prompt_tokens: 9, completion_tokens: 4 },
+      lineEnd: '\r',
+      comment: true
+    })
     expect(frames.map((f) => f.data).slice(0, -1)).toEqual(['{"thinking":"想"}', '{"content":"你好"}', '{"content":"，"}', '{"content":"世界"}'])
     expect(last(frames)).toMatchObject({ event: 'done', status: 'complete', usage: { promptTokens: 9, completionTokens: 4, charged: 13 } })
     expect(message).toMatchObject({ status: 'complete', content: '你好，世界' })
   })
 
   it('an event stream with CRLF line ends whose CR and LF arrive in separate reads: one line end, not two', async () => {
-    const { frames, message } = await exchange({ kind: 'stream', chunks: ['一', '二'], usage: { prompt_tokens: 3, completion_tokens: 2 }, lineEnd: '\r\n', splitCrLf: true })
+    const { frames, message } = await exchange({
+      kind: 'stream',
+      chunks: ['一', '二'],
+      usage: { prompt_tokens: 3, completion_tokens: 2 },
+      lineEnd: '\r\n',
+      splitCrLf: true
+    })
     expect(frames.map((f) => f.data).slice(0, -1)).toEqual(['{"content":"一"}', '{"content":"二"}'])
     expect(last(frames)).toMatchObject({ event: 'done', status: 'complete', usage: { promptTokens: 3, completionTokens: 2, charged: 5 } })
     expect(message).toMatchObject({ status: 'complete', content: '一二' })
   })
 
   it('a server that ignores stream: true and answers one JSON completion: content, thinking and usage as from a stream', async () => {
-    const { frames, accountId, replyId } = await exchange({ kind: 'completion', content: '答案是 42', reasoning: '先想一想', usage: { prompt_tokens: 11, completion_tokens: 6 } })
+    const { frames, accountId, replyId } = await exchange({
+      kind: 'completion',
+      content: '答案是 42',
+      reasoning: '先想一想',
+      usage: { prompt_tokens: 11, completion_tokens: 6 }
+    })
     expect(frames.map((f) => f.data).slice(0, -1)).toEqual(['{"thinking":"先想一想"}', '{"content":"答案是 42"}'])
     expect(last(frames)).toMatchObject({ event: 'done', status: 'complete', usage: { promptTokens: 11, completionTokens: 6, charged: 17 } })
-    expect(await chat.reply(replyId)).toMatchObject({ status: 'complete', content: '答案是 42', thinking: '先想一想', promptTokens: 11, completionTokens: 6, charged: 17 })
+    expect(await chat.reply(replyId)).toMatchObject({
+      status: 'complete',
+      content: '答案是 42',
+      thinking: '先想一想',
+      promptTokens: 11,
+      completionTokens: 6,
+      charged: 17
+    })
     expect(await chat.balance(accountId)).toBe(1000 - 17)
   })
 
@@ -160,7 +203,12 @@ describe('upstream answers in every shape the protocol allows', () => {
   })
 
   it('an HTML page with status 200 (a proxy or portal in the way): a safe error saying the answer was not understood', async () => {
-    const { frames, seen } = await exchange({ kind: 'raw', status: 200, contentType: 'text/html', body: '<html><body>Welcome to nginx! secret upstream words</body></html>' })
+    const { frames, seen } = await exchange({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/html',
+      body: '<html><body>Welcome to nginx! secret upstream words</body></html>'
+    })
     expect(last(frames)).toMatchObject({ event: 'error', status: 'error', code: 50200001, message: `${LABEL}返回了无法识别的内容` })
     expect(seen).not.toContain('nginx')
     expect(logLines.find((l) => l.includes('neither a stream nor a completion'))).toContain('Welcome to nginx!')

@@ -111,12 +111,16 @@ describe('configured secrets never reach a log line', () => {
     expect(lines[1]).toMatch(/ info \[REDACTED\]\n$/)
   })
 
-  it('redactingLogger wraps any logger the same way, and leaves the caller\'s objects alone', () => {
+  it("redactingLogger wraps any logger the same way, and leaves the caller's objects alone", () => {
     const inner = memoryLogger()
     const logger = redactingLogger(inner, ['k-e-y-1234'])
     const fields = { error: new Error('bad k-e-y-1234'), n: 5, ok: true, none: null }
     logger.warn('with k-e-y-1234', fields)
-    expect(inner.entries[0]).toMatchObject({ level: 'warn', message: `with ${REDACTED}`, fields: { error: { name: 'Error', message: `bad ${REDACTED}` }, n: 5, ok: true, none: null } })
+    expect(inner.entries[0]).toMatchObject({
+      level: 'warn',
+      message: `with ${REDACTED}`,
+      fields: { error: { name: 'Error', message: `bad ${REDACTED}` }, n: 5, ok: true, none: null }
+    })
     expect(JSON.stringify(inner.entries)).not.toContain('k-e-y-1234')
     expect(fields.error.message).toBe('bad k-e-y-1234')
   })

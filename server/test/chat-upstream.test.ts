@@ -54,7 +54,11 @@ describe('OpenAI-compatible provider against the fake upstream', () => {
 
   // The upstream's own text never reaches the user (it may echo the key): our message names the class of the problem.
   it.each([
-    [500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }, 'AI 服务「OpenAI 兼容接口」暂时不可用，请稍后重试'],
+    [
+      500,
+      { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } },
+      'AI 服务「OpenAI 兼容接口」暂时不可用，请稍后重试'
+    ],
     [
       429,
       { error: { message: '当前分组上游负载已饱和，请稍后再试 (request id: 2024)', type: 'new_api_error', param: null, code: 'insufficient_user_quota' } },
@@ -76,7 +80,7 @@ describe('OpenAI-compatible provider against the fake upstream', () => {
     expect(reply.errorMessage).not.toContain('abcdef123456789')
   })
 
-  it('a stream cut mid-way (no [DONE]) ends as error, keeps what arrived, and charges nothing (an upstream fault is not the user\'s)', async () => {
+  it("a stream cut mid-way (no [DONE]) ends as error, keeps what arrived, and charges nothing (an upstream fault is not the user's)", async () => {
     fake.script({ kind: 'stream', chunks: ['第一段', '第二段', '第三段', '第四段'], cutAfter: 2 })
     const { accountId, reply, frames, replyId } = await exchange()
     const completion = await countTokens('第一段第二段')
@@ -105,7 +109,13 @@ describe('OpenAI-compatible provider against the fake upstream', () => {
     const completion = await countTokens('Hello world!')
     // One user message: its tokens + 4 for the message + 3 for the reply priming.
     const prompt = (await countTokens('Say hello')) + 4 + 3
-    expect(reply).toMatchObject({ status: 'complete', content: 'Hello world!', promptTokens: prompt, completionTokens: completion, charged: prompt + completion })
+    expect(reply).toMatchObject({
+      status: 'complete',
+      content: 'Hello world!',
+      promptTokens: prompt,
+      completionTokens: completion,
+      charged: prompt + completion
+    })
   })
 
   it('keeps reasoning_content apart as thinking, and streams it as thinking deltas', async () => {
@@ -186,7 +196,12 @@ describe('OpenAI-compatible provider against the fake upstream', () => {
     const frames = parseFrames(await stream)
     expect(frames.at(-1)).toEqual({ id: String(frames.length), event: 'stopped', data: JSON.stringify({ status: 'interrput', messageId: replyId }) })
     const reply = await chat.reply(replyId)
-    expect(reply.content).toBe(frames.slice(0, -1).map((f) => JSON.parse(f.data!).content).join(''))
+    expect(reply.content).toBe(
+      frames
+        .slice(0, -1)
+        .map((f) => JSON.parse(f.data!).content)
+        .join('')
+    )
     expect(reply.content.length).toBeGreaterThan(0)
     expect(reply.charged).toBe(reply.promptTokens! + reply.completionTokens!)
     expect(await chat.balance(accountId)).toBe(1000 - reply.charged!)

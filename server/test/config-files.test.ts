@@ -53,9 +53,15 @@ describe('config files', () => {
 
   it('lists the OPENAI_MODELS of the environment in chatConfig.json, without the key', async () => {
     await ctx.h.close()
-    ctx.h = createHarness(ctx.db, { env: { OPENAI_API_KEY: 'sk-very-secret-key', OPENAI_BASE_URL: 'https://llm.internal/v1', OPENAI_MODELS: 'qwen-plus,deepseek-chat' } })
+    ctx.h = createHarness(ctx.db, {
+      env: { OPENAI_API_KEY: 'sk-very-secret-key', OPENAI_BASE_URL: 'https://llm.internal/v1', OPENAI_MODELS: 'qwen-plus,deepseek-chat' }
+    })
     const { text } = await get('/config/chatConfig.json')
-    expect(JSON.parse(text).models.map((m: { id: string; provider: string }) => `${m.provider}:${m.id}`)).toEqual(['demo:lingxi-demo', 'openai:qwen-plus', 'openai:deepseek-chat'])
+    expect(JSON.parse(text).models.map((m: { id: string; provider: string }) => `${m.provider}:${m.id}`)).toEqual([
+      'demo:lingxi-demo',
+      'openai:qwen-plus',
+      'openai:deepseek-chat'
+    ])
     expect(text).not.toContain('sk-very-secret-key')
     expect(text).not.toContain('llm.internal')
   })
@@ -76,7 +82,9 @@ describe('config files', () => {
     )
     const chat = JSON.parse((await get('/config/chatConfig.json')).text)
     expect(chat).toMatchObject({ defaultModel: 'mine', defaultTemperature: 0.3, contextEnabled: true })
-    expect(chat.models).toEqual([{ id: 'mine', name: '我的演示', provider: 'demo', contextLength: 4096, price: { input: 1, output: 1 }, description: expect.any(String) }])
+    expect(chat.models).toEqual([
+      { id: 'mine', name: '我的演示', provider: 'demo', contextLength: 4096, price: { input: 1, output: 1 }, description: expect.any(String) }
+    ])
     // The other files keep their defaults.
     expect(JSON.parse((await get('/config/system.json')).text).siteName).toBe('灵犀')
 

@@ -23,8 +23,7 @@ afterAll(async () => {
 let env: Record<string, string> = {}
 const ctx = useHarness(() => ({ env }))
 const chat = chatHelpers(ctx)
-const post = <T = any>(path: string, body: unknown, token?: string) =>
-  ctx.h.post<T>(`${HOT}/${path}`, body, token === undefined ? {} : { token })
+const post = <T = any>(path: string, body: unknown, token?: string) => ctx.h.post<T>(`${HOT}/${path}`, body, token === undefined ? {} : { token })
 
 beforeEach(async () => {
   await ctx.db.db.execute(sql`delete from hot_cache`)
@@ -66,7 +65,10 @@ describe('offline (no upstream configured)', () => {
     expect((await post('list', { sourceId: 'x'.repeat(65) }, token)).body.code).toBe(40000001)
     expect((await post('list', { sourceId: '../../etc' }, token)).body).toEqual({ code: 40400001, message: '热榜来源不存在', data: null })
     expect((await post('interpret', { sourceId: 'weibo' }, token)).body).toMatchObject({ code: 40000001, message: 'itemId 不能为空' })
-    await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_CHAT'] }).where(eq(accounts.id, accountId))
+    await ctx.db.db
+      .update(accounts)
+      .set({ permissionCodes: ['AI_TOOLS_CHAT'] })
+      .where(eq(accounts.id, accountId))
     const refused = await post('sources', {}, token)
     expect(refused.status).toBe(403)
     expect(refused.body.code).toBe(40300001)
@@ -182,7 +184,11 @@ describe('AI 解读', () => {
     const { token, accountId } = await chat.user()
     const list = (await post<any>('list', { sourceId: 'weibo' }, token)).body.data
     await chat.setTokens(accountId, 0)
-    const snapshot = async () => ({ snap: await ctx.h.snapshot(), messages: await ctx.db.db.select().from(chatMessages), topics: await ctx.db.db.select().from(chatTopics) })
+    const snapshot = async () => ({
+      snap: await ctx.h.snapshot(),
+      messages: await ctx.db.db.select().from(chatMessages),
+      topics: await ctx.db.db.select().from(chatTopics)
+    })
     const before = await snapshot()
     const res = await post('interpret', { sourceId: 'weibo', itemId: list.items[0].id }, token)
     expect(res.status).toBe(402)

@@ -59,7 +59,11 @@ describe('RSS and Atom', () => {
     })
     expect(second.cover).toBe('https://blog.example.com/wp-content/uploads/2024/02/pglite.jpg')
     expect(second.time).toBe(Date.UTC(2024, 1, 26, 4, 0))
-    expect(third).toMatchObject({ url: 'https://blog.example.com/2024/02/relative/', desc: '纯文本描述 加粗', cover: 'https://blog.example.com/thumbs/relative.png' })
+    expect(third).toMatchObject({
+      url: 'https://blog.example.com/2024/02/relative/',
+      desc: '纯文本描述 加粗',
+      cover: 'https://blog.example.com/thumbs/relative.png'
+    })
   })
 
   it('reads an Atom document', () => {
@@ -77,7 +81,8 @@ describe('RSS and Atom', () => {
   })
 
   it('refuses entity declarations and documents that are not feeds', () => {
-    const bomb = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><rss><channel><item><title>&b;</title></item></channel></rss>'
+    const bomb =
+      '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><rss><channel><item><title>&b;</title></item></channel></rss>'
     expect(() => parseFeed(bomb)).toThrow(HotSourceError)
     expect(() => parseFeed('<html><body>hi</body></html>')).toThrow('不是 RSS 或 Atom')
     expect(() => parseFeed('{"json": true}')).toThrow(HotSourceError)
@@ -158,7 +163,10 @@ describe('configuration', () => {
     const demo = hotSources(loadConfig({}).hot, now)
     expect(demo.length).toBeGreaterThanOrEqual(5)
     expect(demo.every((s) => s.demo && s.type === 'demo')).toBe(true)
-    const real = hotSources(loadConfig({ HOT_API_URL: 'http://127.0.0.1:6688', HOT_SOURCES: 'weibo,36kr', HOT_RSS_FEEDS: '少数派=https://sspai.com/feed' }).hot, now)
+    const real = hotSources(
+      loadConfig({ HOT_API_URL: 'http://127.0.0.1:6688', HOT_SOURCES: 'weibo,36kr', HOT_RSS_FEEDS: '少数派=https://sspai.com/feed' }).hot,
+      now
+    )
     expect(real.map((s) => [s.id.replace(/^rss-.*/, 'rss'), s.name, s.type, s.demo])).toEqual([
       ['weibo', '微博', 'dailyhot', false],
       ['36kr', '36氪', 'dailyhot', false],
@@ -329,7 +337,9 @@ describe('the service', () => {
     const clock = testClock()
     const { advance, nodes } = manualQueue(clock)
     const { source, state } = scripted('cached', 60_000)
-    await database.db.insert(hotCache).values({ sourceId: 'cached', items: [], fetchedAt: new Date(clock.now() - 10_000), attemptedAt: new Date(clock.now() - 10_000) })
+    await database.db
+      .insert(hotCache)
+      .values({ sourceId: 'cached', items: [], fetchedAt: new Date(clock.now() - 10_000), attemptedAt: new Date(clock.now() - 10_000) })
     const hot = createHotService({ db: database.db, sources: [source], now: clock.now, logger: memoryLogger() })
     hot.start(nodes.queues.a!)
     await advance(49_000)

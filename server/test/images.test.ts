@@ -12,7 +12,10 @@ const png = (width = 400, height = 300) =>
   sharp({ create: { width, height, channels: 4, background: '#fbab00' } })
     .png()
     .toBuffer()
-const gif = () => sharp({ create: { width: 30, height: 20, channels: 3, background: '#00f' } }).gif().toBuffer()
+const gif = () =>
+  sharp({ create: { width: 30, height: 20, channels: 3, background: '#00f' } })
+    .gif()
+    .toBuffer()
 
 interface Ticket {
   provider: 'local' | 's3'
@@ -156,7 +159,10 @@ describe('uploads to local storage', () => {
       t.uploadUrl.replace(sig, `${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`),
       t.uploadUrl.replace(/expires=\d+/, `expires=${t.expiresAt + 3_600_000}`),
       t.uploadUrl.replace(/sig=[^&]+/, ''),
-      t.uploadUrl.replace(t.key, t.key.replace(/[0-9a-f](?=\.png$)/, (c) => (c === '0' ? '1' : '0'))),
+      t.uploadUrl.replace(
+        t.key,
+        t.key.replace(/[0-9a-f](?=\.png$)/, (c) => (c === '0' ? '1' : '0'))
+      ),
       t.uploadUrl.replace(t.key, `../${t.key}`)
     ]
     for (const bad of tampered) {
@@ -196,7 +202,9 @@ describe('uploads to local storage', () => {
 
   it('a JPEG declared as PNG is stored as the JPEG it is', async () => {
     const { accessToken: token } = await ctx.h.login('13800138000')
-    const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#123' } }).jpeg().toBuffer()
+    const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#123' } })
+      .jpeg()
+      .toBuffer()
     const done = await u.upload(token, bytes, 'photo.png', 'image/png')
     expect(done.body.data).toMatchObject({ contentType: 'image/jpeg', width: 64, height: 48 })
     expect(done.body.data.url).toMatch(/\.jpg$/)
@@ -209,7 +217,10 @@ describe('uploads to local storage', () => {
     expect((await u.ticket('nope', { fileName: 'a.png', contentType: 'image/png', size: 10 })).body.code).toBe(50011005)
     const { accessToken: token, accountId } = await ctx.h.login('13800138000')
     const { accounts } = await import('../src/db/schema.js')
-    await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_CHAT'] }).where(eq(accounts.id, accountId))
+    await ctx.db.db
+      .update(accounts)
+      .set({ permissionCodes: ['AI_TOOLS_CHAT'] })
+      .where(eq(accounts.id, accountId))
     const refused = await u.ticket(token, { fileName: 'a.png', contentType: 'image/png', size: 10 })
     expect(refused.body.code).toBe(40300001)
     expect((await u.ticket(token, { fileName: 'a.png', contentType: 'image/png', size: 10, purpose: 'avatar' })).body.code).toBe(2000)

@@ -227,9 +227,7 @@ describe('login-without-code', () => {
   })
 
   it('creates one account for concurrent first logins', async () => {
-    const replies = await Promise.all(
-      Array.from({ length: 6 }, () => ctx.h.post<{ accountId: string }>(LWC, { phone: '13800000000', platform: 'PC' }))
-    )
+    const replies = await Promise.all(Array.from({ length: 6 }, () => ctx.h.post<{ accountId: string }>(LWC, { phone: '13800000000', platform: 'PC' })))
     expect(replies.every((r) => r.body.code === 2000)).toBe(true)
     expect(new Set(replies.map((r) => r.body.data.accountId)).size).toBe(1)
     expect(await ctx.h.snapshot()).toMatchObject({ accounts: 1, sessions: 6, balanceLog: 2, tokens: 5000 })

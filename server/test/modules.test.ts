@@ -59,7 +59,14 @@ const throwaway = defineModule({
         defineRoute(
           api,
           '/api/v1/throwaway/loud',
-          { tag: 'throwaway', summary: 'Echoes loudly, for one echo of allowance', body: z.object({}), auth: true, permission: CODE, response: z.object({ left: z.number() }) },
+          {
+            tag: 'throwaway',
+            summary: 'Echoes loudly, for one echo of allowance',
+            body: z.object({}),
+            auth: true,
+            permission: CODE,
+            response: z.object({ left: z.number() })
+          },
           async ({ auth }) => ({ left: await api.db.transaction((tx) => spend(tx, auth.account.id, ECHOES, 1, '回声', new Date(api.now()))) })
         )
       },
@@ -125,8 +132,23 @@ describe('an allowance kind a module brings', () => {
     await grant(accountId, [CODE])
     const info = await ctx.h.post<Record<string, unknown>>('/api/v1/user/info', {}, { token })
     expect(info.body.data).toMatchObject({ tokens: 100000, mjCount: 20, sunoCount: 10, echoCount: 0 })
-    expect(Object.keys(info.body.data)).toEqual(['accountId', 'userId', 'phone', 'nickName', 'avatarUrl', 'state', 'tokens', 'mjCount', 'sunoCount', 'echoCount', 'permissionCodes'])
-    expect(await ctx.h.post('/api/v1/throwaway/loud', {}, { token })).toMatchObject({ status: 402, body: { code: 40200001, message: '回声次数不足，请充值后再试' } })
+    expect(Object.keys(info.body.data)).toEqual([
+      'accountId',
+      'userId',
+      'phone',
+      'nickName',
+      'avatarUrl',
+      'state',
+      'tokens',
+      'mjCount',
+      'sunoCount',
+      'echoCount',
+      'permissionCodes'
+    ])
+    expect(await ctx.h.post('/api/v1/throwaway/loud', {}, { token })).toMatchObject({
+      status: 402,
+      body: { code: 40200001, message: '回声次数不足，请充值后再试' }
+    })
 
     const {
       codes: [card]

@@ -17,7 +17,14 @@ function readWav(bytes: Uint8Array) {
   expect(b.readUInt32LE(4)).toBe(b.length - 8)
   expect(b.toString('ascii', 8, 12)).toBe('WAVE')
   expect(b.toString('ascii', 12, 16)).toBe('fmt ')
-  const format = { audioFormat: b.readUInt16LE(20), channels: b.readUInt16LE(22), sampleRate: b.readUInt32LE(24), byteRate: b.readUInt32LE(28), blockAlign: b.readUInt16LE(32), bits: b.readUInt16LE(34) }
+  const format = {
+    audioFormat: b.readUInt16LE(20),
+    channels: b.readUInt16LE(22),
+    sampleRate: b.readUInt32LE(24),
+    byteRate: b.readUInt32LE(28),
+    blockAlign: b.readUInt16LE(32),
+    bits: b.readUInt16LE(34)
+  }
   expect(b.toString('ascii', 36, 40)).toBe('data')
   const size = b.readUInt32LE(40)
   expect(size).toBe(b.length - 44)

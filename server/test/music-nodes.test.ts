@@ -88,7 +88,14 @@ beforeEach(async () => {
 
 async function account(sunoCount = 3) {
   const id = randomUUID()
-  await database.db.insert(accounts).values({ id, enCode: '86', phone: `138${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`, nickName: '节点', createdAt: new Date(), updatedAt: new Date() })
+  await database.db.insert(accounts).values({
+    id,
+    enCode: '86',
+    phone: `138${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+    nickName: '节点',
+    createdAt: new Date(),
+    updatedAt: new Date()
+  })
   await setBalance(database.db, id, 'suno', sunoCount)
   return id
 }
@@ -115,7 +122,9 @@ const task = async (taskId: string) => (await database.db.select().from(musicTas
 const songs = (taskId: string) => database.db.select().from(musicSongs).where(eq(musicSongs.taskId, taskId)).orderBy(musicSongs.seq)
 // What the music runtime charged and gave back (the account's starting grant left out).
 const charges = async (accountId: string) =>
-  (await database.db.select({ amount: balanceLog.amount, reason: balanceLog.reason }).from(balanceLog).where(eq(balanceLog.accountId, accountId))).filter((r) => r.reason !== ADJUSTED).map((r) => r.amount)
+  (await database.db.select({ amount: balanceLog.amount, reason: balanceLog.reason }).from(balanceLog).where(eq(balanceLog.accountId, accountId)))
+    .filter((r) => r.reason !== ADJUSTED)
+    .map((r) => r.amount)
 
 describe('rounds', () => {
   it('are due pollMs × (round + 1) after the request, whoever schedules them', () => {

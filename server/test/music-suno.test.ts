@@ -20,8 +20,7 @@ afterAll(async () => {
 let env: Record<string, string> = {}
 const ctx = useHarness(() => ({ env: { SUNO_API_URL: suno.url, MUSIC_POLL_MS: '20', ...env } }))
 const chat = chatHelpers(ctx)
-const post = <T = any>(path: string, body: unknown, token?: string) =>
-  ctx.h.post<T>(`${MUSIC}/${path}`, body, token === undefined ? {} : { token })
+const post = <T = any>(path: string, body: unknown, token?: string) => ctx.h.post<T>(`${MUSIC}/${path}`, body, token === undefined ? {} : { token })
 
 async function sunoCount(accountId: string) {
   return (await balanceOf(ctx.db.db, accountId, 'suno')).balance
@@ -45,7 +44,8 @@ describe('suno-api provider', () => {
     expect(res.body.code).toBe(2000)
     const { taskId, songs } = res.body.data
     expect(songs).toHaveLength(2)
-    for (const s of songs) expect(s).toMatchObject({ taskId, status: 'submitted', demo: false, prompt: '一首关于夏天的歌', instrumental: false, audioUrl: null })
+    for (const s of songs)
+      expect(s).toMatchObject({ taskId, status: 'submitted', demo: false, prompt: '一首关于夏天的歌', instrumental: false, audioUrl: null })
     const submitted = suno.requests.find((r) => r.path === '/api/generate')!
     expect(submitted.body).toEqual({ prompt: '一首关于夏天的歌', make_instrumental: false, model: 'chirp-v3-5', wait_audio: false })
     expect(await sunoCount(accountId)).toBe(before - 1)
@@ -75,7 +75,15 @@ describe('suno-api provider', () => {
     const res = await post<any>('custom/generate', { lyric: '[Verse]\n你好', tags: 'folk', title: '问候', negativeTags: 'metal' }, token)
     expect(res.body.code).toBe(2000)
     const custom = suno.requests.filter((r) => r.path === '/api/custom_generate').at(-1)!
-    expect(custom.body).toEqual({ prompt: '[Verse]\n你好', tags: 'folk', title: '问候', make_instrumental: false, model: 'chirp-v3-5', wait_audio: false, negative_tags: 'metal' })
+    expect(custom.body).toEqual({
+      prompt: '[Verse]\n你好',
+      tags: 'folk',
+      title: '问候',
+      make_instrumental: false,
+      model: 'chirp-v3-5',
+      wait_audio: false,
+      negative_tags: 'metal'
+    })
     const [first] = res.body.data.songs
     expect(first).toMatchObject({ title: '问候', tags: 'folk', lyric: '[Verse]\n你好' })
     await waitUntil(async () => (await post<any>('song/get', { songId: first.songId }, token)).body.data.audioUrl !== null)
@@ -113,7 +121,13 @@ describe('suno-api provider', () => {
   it('refunds once when every clip fails, not when one completes', async () => {
     const { token, accountId } = await chat.user()
     const start = await sunoCount(accountId)
-    suno.nextSubmit({ kind: 'ok', scripts: [['submitted', 'error'], ['queued', 'error']] })
+    suno.nextSubmit({
+      kind: 'ok',
+      scripts: [
+        ['submitted', 'error'],
+        ['queued', 'error']
+      ]
+    })
     const failed = (await post<any>('generate', { prompt: '全部失败' }, token)).body.data
     const rows = await settled(failed.taskId)
     expect(rows.map((r) => [r.status, r.errorMessage])).toEqual([
@@ -122,7 +136,13 @@ describe('suno-api provider', () => {
     ])
     expect(await sunoCount(accountId)).toBe(start)
 
-    suno.nextSubmit({ kind: 'ok', scripts: [['submitted', 'error'], ['submitted', 'complete']] })
+    suno.nextSubmit({
+      kind: 'ok',
+      scripts: [
+        ['submitted', 'error'],
+        ['submitted', 'complete']
+      ]
+    })
     const half = (await post<any>('generate', { prompt: '一半' }, token)).body.data
     expect((await settled(half.taskId)).map((r) => r.status)).toEqual(['error', 'complete'])
     expect(await sunoCount(accountId)).toBe(start - 1)
@@ -136,7 +156,13 @@ describe('suno-api provider', () => {
     const { token, accountId } = await chat.user()
     const start = await sunoCount(accountId)
     suno.failGets({ status: 503, error: 'busy' })
-    suno.nextSubmit({ kind: 'ok', scripts: [['submitted', 'complete'], ['submitted', 'complete']] })
+    suno.nextSubmit({
+      kind: 'ok',
+      scripts: [
+        ['submitted', 'complete'],
+        ['submitted', 'complete']
+      ]
+    })
     const hiccup = (await post<any>('generate', { prompt: '等一等' }, token)).body.data
     await new Promise((resolve) => setTimeout(resolve, 150))
     suno.failGets('malformed')
@@ -228,8 +254,15 @@ describe('suno-api provider', () => {
     expect(suno.requests.filter((r) => r.path === '/api/custom_generate').at(-1)!.body).toMatchObject({ prompt: '', make_instrumental: true })
     await settled(instrumental.body.data.taskId)
 
-    expect((await post<any>('lyrics/generate', { prompt: '海边' }, token)).body.data).toEqual({ title: '海边之歌', text: '[Verse]\n关于海边\n[Chorus]\n啦啦啦' })
-    expect((await post('lyrics/generate', { prompt: '402' }, token)).body).toEqual({ code: 50200001, message: '音乐服务的额度已用完，请联系管理员', data: null })
+    expect((await post<any>('lyrics/generate', { prompt: '海边' }, token)).body.data).toEqual({
+      title: '海边之歌',
+      text: '[Verse]\n关于海边\n[Chorus]\n啦啦啦'
+    })
+    expect((await post('lyrics/generate', { prompt: '402' }, token)).body).toEqual({
+      code: 50200001,
+      message: '音乐服务的额度已用完，请联系管理员',
+      data: null
+    })
     expect((await post('generate', { prompt: '歌' })).body.code).toBe(50011004)
   })
 })

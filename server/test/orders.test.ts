@@ -17,7 +17,10 @@ const QUAL = 'AI_TOOLS_ORDER_PLATFORM_QUALITY'
 async function user(phone: string, codes: string[] = [ORD]) {
   const { accessToken, accountId } = await ctx.h.login(phone)
   const [row] = await ctx.db.db.select().from(accounts).where(eq(accounts.id, accountId))
-  await ctx.db.db.update(accounts).set({ permissionCodes: [...(row?.permissionCodes ?? []), ...codes] }).where(eq(accounts.id, accountId))
+  await ctx.db.db
+    .update(accounts)
+    .set({ permissionCodes: [...(row?.permissionCodes ?? []), ...codes] })
+    .where(eq(accounts.id, accountId))
   return { token: accessToken, accountId }
 }
 const post = <T = any>(path: string, body: unknown, token: string) => ctx.h.post<T>(path, body, { token })
@@ -47,7 +50,9 @@ async function activity(over: Partial<Parameters<typeof createActivity>[1]> = {}
 }
 
 async function screenshot(accountId: string) {
-  const bytes = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fbab00' } }).png().toBuffer()
+  const bytes = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fbab00' } })
+    .png()
+    .toBuffer()
   const storage = createStorage(ctx.h.config)
   const row = await saveImage({ db: ctx.db.db, storage }, { accountId, bytes: new Uint8Array(bytes), source: 'upload', name: 's.png' })
   return storage.publicUrl(row.key)
@@ -190,28 +195,105 @@ describe('order platform', () => {
     const premium = await user('13600000002', [QUAL])
     const none = await user('13600000003', [])
     expect((await post<any>(`${O}/activity/list`, { quality: false }, none.token)).body.code).toBe(40300001)
-    expect((await post<any>(`${O}/activity/list`, { quality: true }, ordinary.token)).body).toMatchObject({ code: 40300001, message: '您没有使用「优质接单平台」的权限' })
-    expect((await post<any>(`${O}/activity/list`, { quality: false }, premium.token)).body).toMatchObject({ code: 40300001, message: '您没有使用「接单平台」的权限' })
+    expect((await post<any>(`${O}/activity/list`, { quality: true }, ordinary.token)).body).toMatchObject({
+      code: 40300001,
+      message: '您没有使用「优质接单平台」的权限'
+    })
+    expect((await post<any>(`${O}/activity/list`, { quality: false }, premium.token)).body).toMatchObject({
+      code: 40300001,
+      message: '您没有使用「接单平台」的权限'
+    })
     const q = await post<any>(`${O}/activity/list`, { quality: true }, premium.token)
     expect(q.body.data.list.map((x: any) => x.activityId)).toEqual([quality.id])
     expect((await post<any>(`${O}/take`, { activitySessionId: quality.sessionIds[0] }, ordinary.token)).body.code).toBe(40300001)
-    expect((await post<any>(`${O}/activity/detail`, { activityId: quality.id, activitySessionId: quality.sessionIds[0] }, ordinary.token)).body.code).toBe(40300001)
+    expect((await post<any>(`${O}/activity/detail`, { activityId: quality.id, activitySessionId: quality.sessionIds[0] }, ordinary.token)).body.code).toBe(
+      40300001
+    )
     expect((await post<any>(`${O}/take`, { activitySessionId: plain.sessionIds[0] }, premium.token)).body.code).toBe(40300001)
     expect((await post<any>(`${O}/take`, { activitySessionId: quality.sessionIds[0] }, premium.token)).body.code).toBe(2000)
     // A session of another activity is not found under this one.
-    expect((await post<any>(`${O}/activity/detail`, { activityId: plain.id, activitySessionId: quality.sessionIds[0] }, ordinary.token)).body.code).toBe(40400001)
+    expect((await post<any>(`${O}/activity/detail`, { activityId: plain.id, activitySessionId: quality.sessionIds[0] }, ordinary.token)).body.code).toBe(
+      40400001
+    )
     expect((await ctx.h.post<any>(`${O}/activity/list`, { quality: false })).body.code).toBe(50011004)
   })
 
   it('the CLI creates activities and refuses bad input', async () => {
     await cleanOrders()
-    const made = await admin(['orders', 'activity', 'create', '--title', 'CLI 活动', '--brief', '简介', '--platform', 'douyin', '--reward-fen', '300', '--budget-fen', '3000', '--start', 'now', '--end', '+2d', '--quality', '--sessions', '3', '--places', '5'])
+    const made = await admin([
+      'orders',
+      'activity',
+      'create',
+      '--title',
+      'CLI 活动',
+      '--brief',
+      '简介',
+      '--platform',
+      'douyin',
+      '--reward-fen',
+      '300',
+      '--budget-fen',
+      '3000',
+      '--start',
+      'now',
+      '--end',
+      '+2d',
+      '--quality',
+      '--sessions',
+      '3',
+      '--places',
+      '5'
+    ])
     expect(made.code).toBe(0)
     expect(made.out.filter((l) => l.includes('session'))).toHaveLength(3)
     const rows = await ctx.db.db.select().from(orderSessions)
     expect(rows.map((r) => r.places)).toEqual([5, 5, 5])
-    expect((await admin(['orders', 'activity', 'create', '--title', 'x', '--brief', 'y', '--platform', 'tiktok', '--reward-fen', '300', '--budget-fen', '3000', '--start', 'now', '--end', '+1d'])).code).toBe(2)
-    expect((await admin(['orders', 'activity', 'create', '--title', 'x', '--brief', 'y', '--platform', 'douyin', '--reward-fen', '50', '--budget-fen', '3000', '--start', 'now', '--end', '+1d'])).code).toBe(2)
+    expect(
+      (
+        await admin([
+          'orders',
+          'activity',
+          'create',
+          '--title',
+          'x',
+          '--brief',
+          'y',
+          '--platform',
+          'tiktok',
+          '--reward-fen',
+          '300',
+          '--budget-fen',
+          '3000',
+          '--start',
+          'now',
+          '--end',
+          '+1d'
+        ])
+      ).code
+    ).toBe(2)
+    expect(
+      (
+        await admin([
+          'orders',
+          'activity',
+          'create',
+          '--title',
+          'x',
+          '--brief',
+          'y',
+          '--platform',
+          'douyin',
+          '--reward-fen',
+          '50',
+          '--budget-fen',
+          '3000',
+          '--start',
+          'now',
+          '--end',
+          '+1d'
+        ])
+      ).code
+    ).toBe(2)
     expect((await admin(['orders', 'review', 'reject', 'nope'])).code).toBe(2)
     expect((await admin(['orders', 'activity', 'list'])).out.join('\n')).toContain('CLI 活动')
   })

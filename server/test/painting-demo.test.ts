@@ -170,10 +170,7 @@ describe('painting with the offline demo painter', () => {
   it('two requests racing for the last use: one is drawn, one is refused', async () => {
     const { token, accountId } = await ctx.h.login()
     await ctx.h.setMjCount(accountId, 1)
-    const [a, b] = await Promise.all([
-      ctx.h.post(`${MJ}/imagine`, { prompt: 'one' }, token),
-      ctx.h.post(`${MJ}/imagine`, { prompt: 'two' }, token)
-    ])
+    const [a, b] = await Promise.all([ctx.h.post(`${MJ}/imagine`, { prompt: 'one' }, token), ctx.h.post(`${MJ}/imagine`, { prompt: 'two' }, token)])
     expect([a.body.code, b.body.code].sort()).toEqual([2000, 40200001])
     await ctx.h.runtime.idle()
     expect(await ctx.h.mjCount(accountId)).toBe(0)
@@ -204,7 +201,11 @@ describe('painting with the offline demo painter', () => {
     const { token } = await ctx.h.login()
     const first = await imagine(token, 'first')
     const second = await imagine(token, 'second')
-    const sd = await ctx.h.post<WireTask>('/api/v1/sd/txt2img', { prompt: 'sd one', width: 512, height: 512, steps: 20, cfgScale: 7, sampler: 'Euler a' }, token)
+    const sd = await ctx.h.post<WireTask>(
+      '/api/v1/sd/txt2img',
+      { prompt: 'sd one', width: 512, height: 512, steps: 20, cfgScale: 7, sampler: 'Euler a' },
+      token
+    )
     await ctx.h.runtime.idle()
     const page = await ctx.h.post<{ list: WireTask[]; total: number }>(`${MJ}/task/list`, { pageNum: 1, pageSize: 2 }, token)
     expect(page.body.data.total).toBe(3)

@@ -21,7 +21,6 @@ import { dropRedisKeys } from './helpers/redis.js'
 const MJ = '/api/v1/painting'
 const ENDED = ['SUCCESS', 'FAILURE', 'TIMEOUT', 'INTERRPUT']
 
-
 /** The demo painter behind a gate, counting the drawings it starts. */
 function countedDemo(g: DrawingGate) {
   const demo = createDemoPainter({ delayMs: 6000, sleep: (ms, signal) => g.sleep(ms, signal) })

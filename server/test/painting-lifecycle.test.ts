@@ -7,7 +7,6 @@ import { drawingGate, usePaintingHarness } from './helpers/painting.js'
 
 const MJ = '/api/v1/painting'
 
-
 describe('painting task lifecycle (demo painter held mid-way)', () => {
   let g = drawingGate()
   const ctx = usePaintingHarness(() => {

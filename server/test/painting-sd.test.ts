@@ -47,7 +47,18 @@ describe('stable diffusion through AUTOMATIC1111', () => {
     expect(done.params).toMatchObject({ seed: 1234567, steps: 20, sampler: 'Euler a' })
     const call = lastCall(fake.requests, '/sdapi/v1/txt2img')!
     expect(call.headers.authorization).toBe(`Basic ${Buffer.from('sd:pass').toString('base64')}`)
-    expect(call.body).toMatchObject({ prompt: 'masterpiece, a castle', negative_prompt: 'lowres', seed: -1, sampler_name: 'Euler a', cfg_scale: 7, steps: 20, width: 768, height: 512, batch_size: 1, n_iter: 1 })
+    expect(call.body).toMatchObject({
+      prompt: 'masterpiece, a castle',
+      negative_prompt: 'lowres',
+      seed: -1,
+      sampler_name: 'Euler a',
+      cfg_scale: 7,
+      steps: 20,
+      width: 768,
+      height: 512,
+      batch_size: 1,
+      n_iter: 1
+    })
     const file = await ctx.h.storage.get(ctx.h.storage.keyOf(done.imageUrl!)!)
     expect((await sharp(file!.body).metadata()).width).toBe(768)
     expect(await ctx.h.mjCount(accountId)).toBe(start - 1)

@@ -62,7 +62,10 @@ const asParam = (raw: string) => {
 type Route = [name: string, request: (bad: string, token: string) => [path: string, init: RequestInit]]
 
 const ROUTES: Route[] = [
-  ['GET /api/v1/ai-chat/sse/subscribe/{requestId}', (bad, token) => [`/api/v1/ai-chat/sse/subscribe/${bad}`, { headers: { Authorization: `Bearer ${token}` } }]],
+  [
+    'GET /api/v1/ai-chat/sse/subscribe/{requestId}',
+    (bad, token) => [`/api/v1/ai-chat/sse/subscribe/${bad}`, { headers: { Authorization: `Bearer ${token}` } }]
+  ],
   [
     'POST /api/v1/painting/notify/{taskId} (validly signed)',
     (bad) => [
@@ -73,7 +76,10 @@ const ROUTES: Route[] = [
   ['GET /files/{key}', (bad) => [`/files/images/2026/01/${bad}.png`, {}]],
   [
     'PUT /api/v1/oss/upload/put/{key}',
-    (bad) => [`/api/v1/oss/upload/put/images/${bad}.png?expires=${Date.now() + 60_000}&sig=x`, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: 'png' }]
+    (bad) => [
+      `/api/v1/oss/upload/put/images/${bad}.png?expires=${Date.now() + 60_000}&sig=x`,
+      { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: 'png' }
+    ]
   ],
   ['GET /{page} (static site)', (bad) => [`/chat/${bad}`, {}]],
   ['GET /cdn/{file}', (bad) => [`/cdn/${bad}.js`, {}]],

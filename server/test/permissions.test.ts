@@ -11,10 +11,15 @@ const ctx = useHarness({
   env: { DEFAULT_PERMISSIONS: 'AI_TOOLS_CHAT,AI_TOOLS_PAINTING,AI_TOOLS_SD' },
   extend(api) {
     // Test-only tool endpoints, standing in for the chat and music tools to come.
-    defineRoute(api, '/api/v1/test/chat', { tag: 'test', summary: 'chat', body: z.object({ text: z.string() }), permission: 'AI_TOOLS_CHAT' }, async ({ body, auth }) => ({
-      echo: body.text,
-      accountId: auth?.account.id
-    }))
+    defineRoute(
+      api,
+      '/api/v1/test/chat',
+      { tag: 'test', summary: 'chat', body: z.object({ text: z.string() }), permission: 'AI_TOOLS_CHAT' },
+      async ({ body, auth }) => ({
+        echo: body.text,
+        accountId: auth?.account.id
+      })
+    )
     defineRoute(api, '/api/v1/test/music', { tag: 'test', summary: 'music', body: z.object({}), permission: 'AI_TOOLS_MUSIC' }, async () => 'ok')
     api.app.get('/api/v1/test/stream', requirePermission(api, 'AI_TOOLS_MUSIC'), (c) => c.text('stream'))
   }

@@ -145,15 +145,23 @@ describe(`${N} concurrent spends against a balance of ${BALANCE}`, () => {
     const start = 4 * 2070 + 30
     await setBalance(accountId, 'tokens', start)
     const results = await Promise.all(
-      Array.from({ length: N }, (_, i) => ctx.h.post<any>('/api/v1/ai-chat/topic/message/send', { topicId: topic.body.data.topicId, content: `你好 ${i}` }, { token }))
+      Array.from({ length: N }, (_, i) =>
+        ctx.h.post<any>('/api/v1/ai-chat/topic/message/send', { topicId: topic.body.data.topicId, content: `你好 ${i}` }, { token })
+      )
     )
     const tally = codes(results)
-    expect(Object.keys(tally).every((code) => ['2000', '40200001'].includes(code)), JSON.stringify(tally)).toBe(true)
+    expect(
+      Object.keys(tally).every((code) => ['2000', '40200001'].includes(code)),
+      JSON.stringify(tally)
+    ).toBe(true)
     // At least the four that fit at once; more only as earlier replies ended and gave back what they did not use.
     expect(tally[2000]).toBeGreaterThanOrEqual(4)
     expect(tally[40200001]).toBeGreaterThan(0)
     await ctx.h.chat.idle()
-    const replies = await ctx.db.db.select().from(chatMessages).where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.role, 'assistant')))
+    const replies = await ctx.db.db
+      .select()
+      .from(chatMessages)
+      .where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.role, 'assistant')))
     expect(replies).toHaveLength(tally[2000]!)
     expect(replies.every((r) => r.status === 'complete' && r.held === 0 && r.charged === r.cost && r.charged! > 0)).toBe(true)
     const charged = replies.reduce((sum, r) => sum + (r.charged ?? 0), 0)
@@ -168,7 +176,9 @@ describe('card redemption races', () => {
     const people: { token: string; accountId: string }[] = []
     for (let i = 0; i < 10; i++) people.push(await user())
     const before = await Promise.all(people.map((p) => balances(p.accountId)))
-    const { codes: [code] } = await createCards(ctx.db.db, { grants: { tokens: 5000, mj: 2, suno: 1 }, count: 1, expiresAt: null })
+    const {
+      codes: [code]
+    } = await createCards(ctx.db.db, { grants: { tokens: 5000, mj: 2, suno: 1 }, count: 1, expiresAt: null })
     const results = await Promise.all(
       Array.from({ length: N }, (_, i) => ctx.h.post<any>('/api/v1/user/rechargeCardCode', { cardCode: code }, { token: people[i % people.length]!.token }))
     )
@@ -184,7 +194,9 @@ describe('card redemption races', () => {
     const { token, accountId } = await user()
     const start = await balances(accountId)
     const { codes: cards } = await createCards(ctx.db.db, { grants: { tokens: 100, mj: 1, suno: 0 }, count: BALANCE, expiresAt: null })
-    const results = await Promise.all(Array.from({ length: N }, (_, i) => ctx.h.post<any>('/api/v1/user/rechargeCardCode', { cardCode: cards[i % BALANCE] }, { token })))
+    const results = await Promise.all(
+      Array.from({ length: N }, (_, i) => ctx.h.post<any>('/api/v1/user/rechargeCardCode', { cardCode: cards[i % BALANCE] }, { token }))
+    )
     expect(codes(results)[2000]).toBe(BALANCE)
     const end = await balances(accountId)
     expect(end.tokens - start.tokens).toBe(100 * BALANCE)
@@ -254,7 +266,12 @@ describe('order take races', () => {
     const results = await Promise.all(Array.from({ length: N }, () => ctx.h.post<any>('/api/v1/orders/take', { activitySessionId: sessionId }, { token })))
     expect(codes(results)[2000]).toBe(1)
     expect(results.every((r) => r.status < 500)).toBe(true)
-    expect(await ctx.db.db.select().from(orders).where(and(eq(orders.sessionId, sessionId), eq(orders.accountId, accountId)))).toHaveLength(1)
+    expect(
+      await ctx.db.db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.sessionId, sessionId), eq(orders.accountId, accountId)))
+    ).toHaveLength(1)
     const [s] = await ctx.db.db.select().from(orderSessions).where(eq(orderSessions.id, sessionId))
     expect(s!.placesLeft).toBe(49)
   })

@@ -204,7 +204,15 @@ describe('revoking a session closes its streams on every node', () => {
     const h = ctx.h
     const bus = h.bus.prefix ? createRedisBus({ url: process.env.REDIS_URL!, prefix: h.bus.prefix }) : h.bus
     const node = createChat({ db: ctx.db.db, config: h.config, bus, logger: h.logger, now: h.clock.now })
-    const { app, streams } = composeApp({ chat: node, db: ctx.db.db, config: h.config, sms: createConsoleSmsProvider(() => {}), kv: h.kv, logger: h.logger, now: h.clock.now })
+    const { app, streams } = composeApp({
+      chat: node,
+      db: ctx.db.db,
+      config: h.config,
+      sms: createConsoleSmsProvider(() => {}),
+      kv: h.kv,
+      logger: h.logger,
+      now: h.clock.now
+    })
     return {
       request: app.request as Fetch,
       chat: node,

@@ -98,7 +98,14 @@ describe('tokens', () => {
 
   it('forged, truncated and wrongly spelled tokens are refused', async () => {
     const me = await user()
-    for (const authorization of [`Bearer ${me.token.slice(0, -1)}`, `Bearer ${me.token}x`, `Basic ${me.token}`, 'Bearer ', `Bearer ${me.token} ${me.token}`, `Bearer ${"' or 1=1 --"}`]) {
+    for (const authorization of [
+      `Bearer ${me.token.slice(0, -1)}`,
+      `Bearer ${me.token}x`,
+      `Basic ${me.token}`,
+      'Bearer ',
+      `Bearer ${me.token} ${me.token}`,
+      `Bearer ${"' or 1=1 --"}`
+    ]) {
       const res = await ctx.h.request<any>(INFO, { method: 'POST', headers: { Authorization: authorization, 'Content-Type': 'application/json' }, body: '{}' })
       expect(res.body.code, authorization).not.toBe(2000)
       expect(res.status).toBe(401)
@@ -148,7 +155,11 @@ async function ownRows(accountId: string): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {}
   for (const t of [...tables, 'accounts']) {
     const where = t === 'accounts' ? 'id' : 'account_id'
-    const rows = rowsOf((await ctx.db.db.execute(sql.raw(`select x::text as r from "${t}" x where ${where} = '${accountId.replace(/'/g, "''")}' order by 1`))) as unknown as Rows<{ r: string }>)
+    const rows = rowsOf(
+      (await ctx.db.db.execute(
+        sql.raw(`select x::text as r from "${t}" x where ${where} = '${accountId.replace(/'/g, "''")}' order by 1`)
+      )) as unknown as Rows<{ r: string }>
+    )
     out[t] = rows.map((r) => r.r)
   }
   return out
@@ -166,7 +177,11 @@ async function privateIds(accountId: string): Promise<string[]> {
   )
   const ids = new Set<string>()
   for (const { t, c } of cols) {
-    const rows = rowsOf((await ctx.db.db.execute(sql.raw(`select "${c}" as v from "${t}" where account_id = '${accountId}' and "${c}" is not null`))) as unknown as Rows<{ v: string }>)
+    const rows = rowsOf(
+      (await ctx.db.db.execute(sql.raw(`select "${c}" as v from "${t}" where account_id = '${accountId}' and "${c}" is not null`))) as unknown as Rows<{
+        v: string
+      }>
+    )
     for (const r of rows) if (r.v && r.v.length >= 8) ids.add(r.v)
   }
   return [...ids]
@@ -187,17 +202,43 @@ describe("another account's ids", () => {
     const task = await post('/api/v1/painting/imagine', { prompt: MARKER })
     expect(task.body.code).toBe(2000)
     expect((await post('/api/v1/music/generate', { prompt: MARKER })).body.code).toBe(2000)
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c00' } }).png().toBuffer()
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c00' } })
+      .png()
+      .toBuffer()
     const ticket = await post('/api/v1/oss/upload/getOssSTS', { fileName: 'a.png', contentType: 'image/png', size: png.byteLength })
     expect(ticket.body.code, JSON.stringify(ticket.body)).toBe(2000)
-    const put = await ctx.h.app.request(ticket.body.data.uploadUrl, { method: 'PUT', body: png as unknown as RequestInit['body'], headers: ticket.body.data.headers })
+    const put = await ctx.h.app.request(ticket.body.data.uploadUrl, {
+      method: 'PUT',
+      body: png as unknown as RequestInit['body'],
+      headers: ticket.body.data.headers
+    })
     expect(put.status).toBe(200)
     expect((await post('/api/v1/oss/upload/complete', { key: ticket.body.data.key })).body.code).toBe(2000)
     const now = ctx.h.clock.now()
     const activityId = randomUUID()
     const sessionId = randomUUID()
-    await ctx.db.db.insert(orderActivities).values({ id: activityId, title: '活动', brief: '简介', platform: 'weibo', rewardFen: 100, budgetFen: 10_000, startTime: new Date(now - 3_600_000), endTime: new Date(now + 86_400_000), createdAt: new Date(now) })
-    await ctx.db.db.insert(orderSessions).values({ id: sessionId, activityId, num: 1, name: '第 1 场', startTime: new Date(now - 3_600_000), endTime: new Date(now + 86_400_000), places: 5, placesLeft: 5, createdAt: new Date(now) })
+    await ctx.db.db.insert(orderActivities).values({
+      id: activityId,
+      title: '活动',
+      brief: '简介',
+      platform: 'weibo',
+      rewardFen: 100,
+      budgetFen: 10_000,
+      startTime: new Date(now - 3_600_000),
+      endTime: new Date(now + 86_400_000),
+      createdAt: new Date(now)
+    })
+    await ctx.db.db.insert(orderSessions).values({
+      id: sessionId,
+      activityId,
+      num: 1,
+      name: '第 1 场',
+      startTime: new Date(now - 3_600_000),
+      endTime: new Date(now + 86_400_000),
+      places: 5,
+      placesLeft: 5,
+      createdAt: new Date(now)
+    })
     const order = await post('/api/v1/orders/take', { activitySessionId: sessionId })
     expect(order.body.code).toBe(2000)
     expect((await post('/api/v1/orders/draft', { orderId: order.body.data.orderId, draft: MARKER })).body.code).toBe(2000)
@@ -250,7 +291,9 @@ describe("another account's ids", () => {
     const mine = JSON.stringify(await ownRows(b.accountId))
     for (const id of ids) expect(mine.includes(id), `B's rows hold A's id ${id}`).toBe(false)
     expect(mine.includes(MARKER)).toBe(false)
-    console.log(`cross-account: ${ids.length} private ids of A × routes = ${tried} requests by B; accepted without leaking (lists, filters): ${[...new Set(accepted)].join(', ') || 'none'}`)
+    console.log(
+      `cross-account: ${ids.length} private ids of A × routes = ${tried} requests by B; accepted without leaking (lists, filters): ${[...new Set(accepted)].join(', ') || 'none'}`
+    )
     expect(tried).toBeGreaterThan(50)
   })
 })
@@ -264,7 +307,10 @@ describe('CORS', () => {
       ['null', false],
       ['http://partner.example.com', false]
     ] as const) {
-      const pre = await ctx.h.app.request(INFO, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' } })
+      const pre = await ctx.h.app.request(INFO, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' }
+      })
       expect(pre.headers.get('access-control-allow-origin'), origin).toBe(allowed ? origin : null)
       expect(pre.headers.get('access-control-allow-credentials')).toBeNull()
       const res = await ctx.h.app.request(INFO, { method: 'POST', headers: { Origin: origin, 'Content-Type': 'application/json' }, body: '{}' })
@@ -310,7 +356,9 @@ describe('SSE injection', () => {
     const topic = await sse.h.post<any>(`${CHAT}/topic/create`, {}, { token })
     const sent = await sse.h.post<any>(`${CHAT}/topic/message/send`, { topicId: topic.body.data.topicId, content: '你好' }, { token })
     expect(sent.body.code).toBe(2000)
-    const res = await sse.h.app.request(`${CHAT}/sse/subscribe/${sent.body.data.requestId}`, { headers: { Authorization: `Bearer ${token}`, 'Last-Event-ID': '0 event: done' } })
+    const res = await sse.h.app.request(`${CHAT}/sse/subscribe/${sent.body.data.requestId}`, {
+      headers: { Authorization: `Bearer ${token}`, 'Last-Event-ID': '0 event: done' }
+    })
     const text = await readAll(res)
     // Only our own separators: every line is a field we write, no stray CR anywhere. (U+2028,
     // U+2029 and U+0085 stay raw inside the JSON: SSE splits lines on CR and LF only.)
@@ -319,7 +367,10 @@ describe('SSE injection', () => {
     const frames = parseFrames(text).filter((f) => f.event)
     expect(frames.at(-1)!.event).toBe('done')
     expect(frames.filter((f) => f.event === 'done')).toHaveLength(1)
-    const content = frames.filter((f) => f.event === 'delta').map((f) => JSON.parse(f.data!).content ?? '').join('')
+    const content = frames
+      .filter((f) => f.event === 'delta')
+      .map((f) => JSON.parse(f.data!).content ?? '')
+      .join('')
     expect(content).toBe(HOSTILE_DELTA)
     expect(frames.map((f) => Number(f.id))).toEqual(frames.map((_, i) => i + 1))
 

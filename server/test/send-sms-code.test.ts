@@ -149,11 +149,7 @@ describe('send-sms-code', () => {
 
   it('counts the socket address, not X-Forwarded-For, unless TRUST_PROXY is set', async () => {
     for (let i = 0; i < 4; i++) {
-      const res = await ctx.h.post(
-        SEND,
-        { enCode: '86', phone: `1380013800${i}` },
-        { headers: { 'X-Forwarded-For': `192.0.2.${i}` } }
-      )
+      const res = await ctx.h.post(SEND, { enCode: '86', phone: `1380013800${i}` }, { headers: { 'X-Forwarded-For': `192.0.2.${i}` } })
       expect(res.body.code).toBe(2000)
     }
     const res = await ctx.h.post(SEND, { enCode: '86', phone: '13800138009' }, { headers: { 'X-Forwarded-For': '192.0.2.200' } })
@@ -193,8 +189,7 @@ describe('send-sms-code behind a proxy', () => {
   const proxied = useHarness({ env: { SMS_HOURLY_PER_IP: '2', TRUST_PROXY: '1' } })
 
   it('counts the address the trusted proxy saw', async () => {
-    const send = (phone: string, xff: string) =>
-      proxied.h.post(SEND, { enCode: '86', phone }, { headers: { 'X-Forwarded-For': xff } })
+    const send = (phone: string, xff: string) => proxied.h.post(SEND, { enCode: '86', phone }, { headers: { 'X-Forwarded-For': xff } })
     // The client forges the left entry; the proxy appends the real one on the right.
     expect((await send('13800138001', '1.1.1.1, 192.0.2.10')).body.code).toBe(2000)
     expect((await send('13800138002', '2.2.2.2, 192.0.2.10')).body.code).toBe(2000)

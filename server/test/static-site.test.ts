@@ -74,7 +74,14 @@ describe('static site', () => {
   })
 
   it('never serves files outside cdn/ and site/', async () => {
-    for (const path of ['/../secret.txt', '/..%2fsecret.txt', '/cdn/..%2f..%2fsecret.txt', '/%2e%2e%2fsecret.txt', '/cdn/%2e%2e/secret.txt', '/..%5csecret.txt']) {
+    for (const path of [
+      '/../secret.txt',
+      '/..%2fsecret.txt',
+      '/cdn/..%2f..%2fsecret.txt',
+      '/%2e%2e%2fsecret.txt',
+      '/cdn/%2e%2e/secret.txt',
+      '/..%5csecret.txt'
+    ]) {
       const res = await get(path)
       expect(await res.text(), path).not.toContain('not served')
     }

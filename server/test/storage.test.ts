@@ -217,7 +217,10 @@ describe('saveImage / saveFile / ownFile', () => {
     const big = new Uint8Array(10 * 1024 * 1024 + 1)
     big.set(await png(2, 2))
     await expect(saveImage(deps, { accountId, bytes: big, source: 'upload' })).rejects.toMatchObject({ code: 40000003 })
-    await expect(saveImage(deps, { accountId, bytes: await png(10_001, 2), source: 'upload' })).rejects.toMatchObject({ code: 40000001, message: expect.stringContaining('10001×2') })
+    await expect(saveImage(deps, { accountId, bytes: await png(10_001, 2), source: 'upload' })).rejects.toMatchObject({
+      code: 40000001,
+      message: expect.stringContaining('10001×2')
+    })
     const rows = await ctx.db.db.select().from(files).where(eq(files.accountId, accountId))
     expect(rows.length).toBe(1)
   })

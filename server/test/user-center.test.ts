@@ -10,7 +10,10 @@ import { useHarness } from './helpers/database-hooks.js'
 const ctx = useHarness({ env: { PUBLIC_URL: 'https://ai.example.com' } })
 const chat = chatHelpers(ctx)
 
-const png = (w = 64, h = 64) => sharp({ create: { width: w, height: h, channels: 3, background: '#fbab00' } }).png().toBuffer()
+const png = (w = 64, h = 64) =>
+  sharp({ create: { width: w, height: h, channels: 3, background: '#fbab00' } })
+    .png()
+    .toBuffer()
 
 async function uploadAvatar(token: string, purpose = 'avatar') {
   const bytes = await png()

@@ -61,9 +61,29 @@ const decode = (location: string) => JSON.parse(Buffer.from(new URL(location, 'h
 async function approvedOrder(phone: string) {
   await ctx.db.db.execute(sql`delete from order_activities`)
   const now = ctx.h.clock.now()
-  const a = await createActivity(ctx.db.db, { title: '活动', brief: '简介', requirements: '', platform: 'douyin', quality: false, rewardFen: 888, budgetFen: 100_000, startTime: now - 1000, endTime: now + 86_400_000, sessions: 1, places: 5, cover: null }, now)
+  const a = await createActivity(
+    ctx.db.db,
+    {
+      title: '活动',
+      brief: '简介',
+      requirements: '',
+      platform: 'douyin',
+      quality: false,
+      rewardFen: 888,
+      budgetFen: 100_000,
+      startTime: now - 1000,
+      endTime: now + 86_400_000,
+      sessions: 1,
+      places: 5,
+      cover: null
+    },
+    now
+  )
   const { accessToken, accountId } = await ctx.h.login(phone)
-  await ctx.db.db.update(accounts).set({ permissionCodes: ['AI_TOOLS_ORDER_PLATFORM'] }).where(eq(accounts.id, accountId))
+  await ctx.db.db
+    .update(accounts)
+    .set({ permissionCodes: ['AI_TOOLS_ORDER_PLATFORM'] })
+    .where(eq(accounts.id, accountId))
   const taken = await ctx.h.post<any>('/api/v1/orders/take', { activitySessionId: a.sessionIds[0] }, { token: accessToken })
   const orderId = taken.body.data.orderId
   await ctx.db.db.execute(sql`update orders set status = 'submitted' where id = ${orderId}`)
@@ -71,7 +91,6 @@ async function approvedOrder(phone: string) {
   return { token: accessToken, accountId, orderId }
 }
 const send = (token: string, orderId: string) => ctx.h.post<any>('/api/v1/wx-red-pack/v2/send', { orderId }, { token })
-
 
 const approvedOrderX = approvedOrder
 const sendX = send
@@ -96,7 +115,9 @@ describe('red packets against the WeChat Pay fake', () => {
   it('needs a bound WeChat; concurrent sends and SYSTEMERROR retries pay exactly once', async () => {
     const u = await approvedOrder('13500000001')
     expect((await send(u.token, u.orderId)).body).toMatchObject({ code: 40000001, message: '请先绑定微信（使用微信登录一次）' })
-    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oUser1', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    await ctx.db.db
+      .insert(wechatIdentities)
+      .values({ appId: oauth.appId, openid: 'oUser1', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
     const before = pay.packets.size
     pay.failNext('SYSTEMERROR', 1)
     pay.delayMs = 50
@@ -120,7 +141,9 @@ describe('red packets against the WeChat Pay fake', () => {
 
   it('a lost answer is resolved by gethbinfo; NOTENOUGH and FREQ_LIMIT keep the same mch_billno', async () => {
     const u = await approvedOrder('13500000002')
-    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oUser2', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    await ctx.db.db
+      .insert(wechatIdentities)
+      .values({ appId: oauth.appId, openid: 'oUser2', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
     pay.failNext('FREQ_LIMIT', 1)
     const freq = await send(u.token, u.orderId)
     expect(freq.body).toMatchObject({ code: 42900001, message: '红包发放过于频繁，请 1 分钟后再试' })
@@ -226,13 +249,17 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
 
   it('two nodes, 20 concurrent 领取 each: one sendredpack; the check job moves SENDING → RECEIVED unasked', async () => {
     const u = await approvedOrder('13500000011')
-    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oNodes1', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    await ctx.db.db
+      .insert(wechatIdentities)
+      .values({ appId: oauth.appId, openid: 'oNodes1', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
     const c = await cluster(2)
     const channel = await listen(c.bus, u.accountId)
     try {
       // Answers slow enough that every request arrives while the first send is under way.
       wx.delayMs = 200
-      const replies = await Promise.all(c.nodes.flatMap((n) => Array.from({ length: 20 }, () => n.post('/api/v1/wx-red-pack/v2/send', { orderId: u.orderId }, u.token))))
+      const replies = await Promise.all(
+        c.nodes.flatMap((n) => Array.from({ length: 20 }, () => n.post('/api/v1/wx-red-pack/v2/send', { orderId: u.orderId }, u.token)))
+      )
       wx.delayMs = 0
       expect(replies.map((r) => r.body.code)).toEqual(Array(40).fill(2000))
       expect(new Set(replies.map((r) => `${r.body.data.payState}/${r.body.data.paying}`))).toEqual(new Set(['SENDING/false']))
@@ -269,7 +296,9 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
 
   it('a slow WeChat: 领取 answers 发放中 (paying), and the outcome follows on the account channel', async () => {
     const u = await approvedOrder('13500000012')
-    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oNodes2', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    await ctx.db.db
+      .insert(wechatIdentities)
+      .values({ appId: oauth.appId, openid: 'oNodes2', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
     const c = await cluster(2, { ...TUNING, waitMs: 100, checkFirstMs: 60_000 })
     const channel = await listen(c.bus, u.accountId)
     try {
@@ -294,7 +323,9 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
 
   it('SYSTEMERROR on every try: the queue gives up with the packet payable; the next 领取 pays it once', async () => {
     const u = await approvedOrder('13500000013')
-    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oNodes3', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    await ctx.db.db
+      .insert(wechatIdentities)
+      .values({ appId: oauth.appId, openid: 'oNodes3', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
     const c = await cluster(1, { ...TUNING, sendAttempts: 3, checkFirstMs: 60_000 })
     try {
       wx.failNext('SYSTEMERROR', 3)
@@ -305,7 +336,11 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
       expect(sendsOf(row.mchBillno)).toHaveLength(3)
       expect(queriesOf(row.mchBillno)).toHaveLength(1) // the last try asked whether WeChat made it after all
       const state = await c.nodes[0]!.post('/api/v1/wx-red-pack/v2/check-state', { orderId: u.orderId }, u.token)
-      expect(state.body.data).toMatchObject({ payState: 'none', paying: false, failReason: '微信支付系统繁忙，红包暂未确认发出，请稍后再试（同一订单不会重复发放）' })
+      expect(state.body.data).toMatchObject({
+        payState: 'none',
+        paying: false,
+        failReason: '微信支付系统繁忙，红包暂未确认发出，请稍后再试（同一订单不会重复发放）'
+      })
       const paid = await c.nodes[0]!.post('/api/v1/wx-red-pack/v2/send', { orderId: u.orderId }, u.token)
       expect(paid.body.data).toMatchObject({ payState: 'SENDING', mchBillno: row.mchBillno })
       expect(sendsOf(row.mchBillno)).toHaveLength(4)
@@ -315,45 +350,51 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
     }
   }, 60_000)
 
-  it.runIf(engine === 'memory')('a restart (memory engine) resumes the payment that was asked for, then the checks', async () => {
-    const u = await approvedOrder('13500000014')
-    await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oNodes4', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
-    // A 领取 on the last run claimed the packet for its pay job; the process stopped before sending.
-    await ctx.db.db.insert(redPackets).values({
-      id: randomUUID(),
-      orderId: u.orderId,
-      accountId: u.accountId,
-      mchBillno: `${wx.mchId}20260101${String(Date.now()).slice(-10)}`,
-      amountFen: 888,
-      openid: 'oNodes4',
-      state: 'PENDING',
-      claimUntil: new Date(ctx.h.clock.now() + 30_000),
-      createdAt: new Date(),
-      updatedAt: new Date()
-    })
-    const before = wx.requests.length
-    const second = await cluster(1, { ...TUNING, checkFirstMs: 60_000 })
-    let row
-    try {
-      expect(wx.requests.length).toBe(before) // starting does not send: resume does
-      expect(await second.nodes[0]!.runtime().resume()).toEqual({ payments: 1, checks: 0 })
-      await vi.waitFor(async () => expect((await packetOf(u.orderId)).state).toBe('SENDING'), { timeout: 30_000, interval: 50 })
-      row = await packetOf(u.orderId)
-      expect(sendsOf(row.mchBillno)).toHaveLength(1)
-    } finally {
-      // Stopped again before its first check.
-      await second.close()
-    }
-    wx.setStatus(row.mchBillno, 'RECEIVED', Date.now())
-    const third = await cluster(1)
-    try {
-      expect(await third.nodes[0]!.runtime().resume()).toEqual({ payments: 0, checks: 1 })
-      await vi.waitFor(async () => expect((await packetOf(u.orderId)).state).toBe('RECEIVED'), { timeout: 30_000, interval: 50 })
-      expect(sendsOf(row.mchBillno)).toHaveLength(1)
-    } finally {
-      await third.close()
-    }
-  }, 60_000)
+  it.runIf(engine === 'memory')(
+    'a restart (memory engine) resumes the payment that was asked for, then the checks',
+    async () => {
+      const u = await approvedOrder('13500000014')
+      await ctx.db.db
+        .insert(wechatIdentities)
+        .values({ appId: oauth.appId, openid: 'oNodes4', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+      // A 领取 on the last run claimed the packet for its pay job; the process stopped before sending.
+      await ctx.db.db.insert(redPackets).values({
+        id: randomUUID(),
+        orderId: u.orderId,
+        accountId: u.accountId,
+        mchBillno: `${wx.mchId}20260101${String(Date.now()).slice(-10)}`,
+        amountFen: 888,
+        openid: 'oNodes4',
+        state: 'PENDING',
+        claimUntil: new Date(ctx.h.clock.now() + 30_000),
+        createdAt: new Date(),
+        updatedAt: new Date()
+      })
+      const before = wx.requests.length
+      const second = await cluster(1, { ...TUNING, checkFirstMs: 60_000 })
+      let row
+      try {
+        expect(wx.requests.length).toBe(before) // starting does not send: resume does
+        expect(await second.nodes[0]!.runtime().resume()).toEqual({ payments: 1, checks: 0 })
+        await vi.waitFor(async () => expect((await packetOf(u.orderId)).state).toBe('SENDING'), { timeout: 30_000, interval: 50 })
+        row = await packetOf(u.orderId)
+        expect(sendsOf(row.mchBillno)).toHaveLength(1)
+      } finally {
+        // Stopped again before its first check.
+        await second.close()
+      }
+      wx.setStatus(row.mchBillno, 'RECEIVED', Date.now())
+      const third = await cluster(1)
+      try {
+        expect(await third.nodes[0]!.runtime().resume()).toEqual({ payments: 0, checks: 1 })
+        await vi.waitFor(async () => expect((await packetOf(u.orderId)).state).toBe('RECEIVED'), { timeout: 30_000, interval: 50 })
+        expect(sendsOf(row.mchBillno)).toHaveLength(1)
+      } finally {
+        await third.close()
+      }
+    },
+    60_000
+  )
 })
 
 describe('red packets with a wrong API key', () => {
@@ -364,13 +405,15 @@ describe('red packets with a wrong API key', () => {
     env = wxEnv()
   })
   it('a wrong API key is refused by the fake as SIGN_ERROR and nothing is paid', async () => {
-      const u = await approvedOrderX('13500000003')
-      await ctx.db.db.insert(wechatIdentities).values({ appId: oauth.appId, openid: 'oUser3', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
-      const before = pay.packets.size
-      const res = await sendX(u.token, u.orderId)
-      expect(res.body).toMatchObject({ code: 50200001, message: '商户支付签名配置有误，请联系客服' })
-      expect(pay.packets.size).toBe(before)
-      expect(pay.requests.at(-1)?.signOk).toBe(false)
+    const u = await approvedOrderX('13500000003')
+    await ctx.db.db
+      .insert(wechatIdentities)
+      .values({ appId: oauth.appId, openid: 'oUser3', accountId: u.accountId, createdAt: new Date(), updatedAt: new Date() })
+    const before = pay.packets.size
+    const res = await sendX(u.token, u.orderId)
+    expect(res.body).toMatchObject({ code: 50200001, message: '商户支付签名配置有误，请联系客服' })
+    expect(pay.packets.size).toBe(before)
+    expect(pay.requests.at(-1)?.signOk).toBe(false)
   })
 })
 
@@ -438,8 +481,8 @@ describe('WeChat login, not configured', () => {
     env = {}
   })
   it('is disabled with a clear message when not configured', async () => {
-      const res = await ctx.h.request('/api/v1/auth/wechat/authorize?redirect=/')
-      expect(res.body).toMatchObject({ code: 40000001, message: '微信登录未配置' })
-      expect((await ctx.h.request('/config/system.json')).body).toMatchObject({ wechatLogin: false })
+    const res = await ctx.h.request('/api/v1/auth/wechat/authorize?redirect=/')
+    expect(res.body).toMatchObject({ code: 40000001, message: '微信登录未配置' })
+    expect((await ctx.h.request('/config/system.json')).body).toMatchObject({ wechatLogin: false })
   })
 })

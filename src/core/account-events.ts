@@ -57,7 +57,7 @@ function sync(c: Channel) {
           console.error(error)
         }
       }
-    },
+    }
   })
     .catch(() => {})
     .finally(() => {

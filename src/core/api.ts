@@ -129,19 +129,16 @@ export const api = {
     loginWithoutCode: (input: { enCode?: string; phone: string; platform?: Platform }) =>
       request<LoginResponse>('/auth/login-without-code', { ...input, platform: platform(input.platform) }),
     logout: (opts?: RequestOptions) => request<null>('/auth/logout', {}, opts),
-    modifyPhoneSmsCode: (input: { enCode: string; phone: string }) =>
-      request<null>('/auth/modify-phone-sms-code', input),
-    modifyPhone: (input: { enCode: string; phone: string; code: string }) =>
-      request<LoginResponse>('/auth/modify-phone', input),
+    modifyPhoneSmsCode: (input: { enCode: string; phone: string }) => request<null>('/auth/modify-phone-sms-code', input),
+    modifyPhone: (input: { enCode: string; phone: string; code: string }) => request<LoginResponse>('/auth/modify-phone', input)
   },
   user: {
-    info: () => request<LoginUser>('/user/info'),
+    info: () => request<LoginUser>('/user/info')
   },
-  userPermission: () =>
-    request<{ bodyList: PermissionNode[] }>('/userPermission', { appPermissionCode: APP_PERMISSION_CODE }),
+  userPermission: () => request<{ bodyList: PermissionNode[] }>('/userPermission', { appPermissionCode: APP_PERMISSION_CODE }),
   config: {
     system: () => getJson<SystemConfig>('/config/system.json'),
     chat: () => getJson<Record<string, unknown>>('/config/chatConfig.json'),
-    mjHelper: () => getJson<unknown>('/config/MJHelper.json'),
-  },
+    mjHelper: () => getJson<unknown>('/config/MJHelper.json')
+  }
 }

@@ -94,8 +94,10 @@ export function parseLoginPayload(raw: string): LoginResponse | null {
     const value = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))))
     const { accessToken, accountId, phone } = value ?? {}
     if (
-      typeof accessToken === 'string' && accessToken &&
-      (typeof accountId === 'string' || typeof accountId === 'number') && String(accountId) &&
+      typeof accessToken === 'string' &&
+      accessToken &&
+      (typeof accountId === 'string' || typeof accountId === 'number') &&
+      String(accountId) &&
       typeof phone === 'string'
     ) {
       return { accessToken, accountId: String(accountId), phone }

@@ -15,7 +15,7 @@ export const $config = shared('$config', () => {
   const boot = anchor().boot ?? {}
   return map<Config>({
     apiBase: (boot.apiBase ?? '').replace(/\/+$/, ''),
-    cookieDomain: boot.cookieDomain ?? '',
+    cookieDomain: boot.cookieDomain ?? ''
   })
 })
 

@@ -21,7 +21,7 @@ export function loadCountries(): Promise<CountryEntry[]> {
     (error: unknown) => {
       cache.list = null // let a later call retry the chunk
       throw error
-    },
+    }
   )
   return cache.list
 }
@@ -39,11 +39,7 @@ export function searchCountries(list: CountryEntry[], query: string): CountryEnt
   const rest: CountryEntry[] = []
   for (const c of list) {
     if (numeric ? c.phoneCode === digits : c.countryCode.toLowerCase() === q || c.countryName === q) exact.push(c)
-    else if (
-      numeric
-        ? c.phoneCode.startsWith(digits)
-        : c.countryName.includes(q) || c.countryPinyin.includes(q) || (c.countryInitials ?? '').startsWith(q)
-    )
+    else if (numeric ? c.phoneCode.startsWith(digits) : c.countryName.includes(q) || c.countryPinyin.includes(q) || (c.countryInitials ?? '').startsWith(q))
       rest.push(c)
   }
   return [...exact, ...rest]

@@ -4,27 +4,9 @@ import type { ToastType } from './emit'
 import { loadPermissions } from './permissions'
 import { shared } from './shared'
 import { readJson, readRaw } from './storage'
-import {
-  $confirm,
-  $toasts,
-  $token,
-  $user,
-  clearSession,
-  closeLogin,
-  openLogin,
-  type PendingConfirm,
-} from './stores'
+import { $confirm, $toasts, $token, $user, clearSession, closeLogin, openLogin, type PendingConfirm } from './stores'
 import type { LoginUser } from './types'
-import {
-  COOKIE_TOKEN,
-  EVENT_CONFIRM,
-  EVENT_TOAST,
-  EVENT_UNAUTHORIZED,
-  EVENT_WX_LOGIN,
-  ICT_AUTH_FLAG,
-  ICT_USER_INFO_KEY,
-  USER_INFO_KEY,
-} from './wire'
+import { COOKIE_TOKEN, EVENT_CONFIRM, EVENT_TOAST, EVENT_UNAUTHORIZED, EVENT_WX_LOGIN, ICT_AUTH_FLAG, ICT_USER_INFO_KEY, USER_INFO_KEY } from './wire'
 
 export { confirm, toast, type ConfirmOptions, type ToastType } from './emit'
 

@@ -32,7 +32,7 @@ export {
   sendModifyPhoneCode,
   sendSmsCode,
   startSession,
-  type CodeLoginInput,
+  type CodeLoginInput
 } from './auth'
 
 /**

@@ -19,7 +19,7 @@ export type MenuRules = [
   /** Codes never on a logged-out visitor's menu: the hidden ones, and those listed only from the permission tree (the order platforms). */
   signedIn: string[],
   /** Paths that highlight the entry of another code than their own: [path, code]. */
-  highlights: [path: string, code: string][],
+  highlights: [path: string, code: string][]
 ]
 
 declare const __LINGXI_MENU__: MenuRules
@@ -144,19 +144,15 @@ export const $menu = shared('$menu', () =>
     if (!config) return []
     if (!token) return defaultMenu(config)
     return tree ? buildMenu(tree, config) : []
-  }),
+  })
 )
 
-export const $allowedPaths = shared('$allowedPaths', () =>
-  computed([$menu, $systemConfig], (menu, config) => allowedPaths(menu, config)),
-)
+export const $allowedPaths = shared('$allowedPaths', () => computed([$menu, $systemConfig], (menu, config) => allowedPaths(menu, config)))
 
 /** Whether the user holds `code`: the codes of user info or the stored permission codes. */
 export function hasPermission(code: string): boolean {
   const stored = readJson<unknown>(PREMISSION_MENUS_KEY)
-  return (
-    ($user.get()?.permissionCodes ?? []).includes(code) || (Array.isArray(stored) && stored.includes(code))
-  )
+  return ($user.get()?.permissionCodes ?? []).includes(code) || (Array.isArray(stored) && stored.includes(code))
 }
 
 /**

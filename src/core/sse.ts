@@ -97,7 +97,7 @@ async function connect(
   outer: AbortSignal | undefined,
   terminal: readonly string[],
   opened: () => void,
-  deliver: (name: string, data: unknown, id: string | undefined) => void,
+  deliver: (name: string, data: unknown, id: string | undefined) => void
 ): Promise<boolean> {
   const controller = new AbortController()
   const forward = () => controller.abort(outer?.reason)
@@ -111,7 +111,7 @@ async function connect(
     try {
       response = await fetch(`${$config.get().apiBase}/api/v1${path}`, {
         headers,
-        signal: controller.signal,
+        signal: controller.signal
       })
     } catch (cause) {
       throw new Dropped('no answer', { cause })
@@ -130,7 +130,7 @@ async function connect(
         const name = message.event ?? 'message'
         deliver(name, parse(message.data), message.id)
         if (terminal.includes(name)) ended = true
-      },
+      }
     })
     const reader = response.body.getReader()
     const decoder = new TextDecoder()

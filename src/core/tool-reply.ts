@@ -58,10 +58,10 @@ export async function followToolReply(requestId: string, opts: FollowReplyOption
         result = {
           status: d.status === 'timeout' ? 'timeout' : 'error',
           text,
-          message: typeof d.message === 'string' && d.message ? d.message : MSG_SYSTEM_ERROR,
+          message: typeof d.message === 'string' && d.message ? d.message : MSG_SYSTEM_ERROR
         }
       }
-    },
+    }
   })
   result.text = text
   refreshUser().catch(() => {})

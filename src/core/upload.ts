@@ -109,7 +109,10 @@ const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', '
 export function uploadName(name: string | undefined, contentType: string): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? ''
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(-120)
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(-120)
   return clean && clean !== '.' && clean !== '..' ? clean : `image.${EXT[contentType] ?? 'png'}`
 }
 
@@ -200,7 +203,7 @@ export async function uploadImage(file: Blob & { name?: string }, opts: UploadOp
   const ticket = await request<UploadTicket>(
     '/oss/upload/getOssSTS',
     { fileName: uploadName(file.name, contentType), contentType, size: file.size, purpose: opts.purpose ?? 'image' },
-    { signal },
+    { signal }
   )
   await put(ticket, file, contentType, { signal, onProgress: progress })
   progress(SENT_SHARE)

@@ -26,7 +26,7 @@ const bars = tools.flatMap((tool) => (tool.bar ? [{ tool, $visible: tool.bar.$vi
 /** Whether each bar has something to show, as one store. */
 const $barsShown = computed(
   bars.map((b) => b.$visible),
-  (...shown: boolean[]) => shown,
+  (...shown: boolean[]) => shown
 )
 
 /**
@@ -116,11 +116,7 @@ export function App(_: ElementProps) {
           {user ? (
             <lingxi-profile />
           ) : (
-            <button
-              type="button"
-              onClick={() => openLogin()}
-              className="h-9 px-5 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
-            >
+            <button type="button" onClick={() => openLogin()} className="h-9 px-5 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
               登录
             </button>
           )}
@@ -150,9 +146,7 @@ export function App(_: ElementProps) {
         </div>
       </div>
       {!desktop && <BottomBar menu={menu} active={active} pathname={pathname} />}
-      {!desktop && bar && (
-        <div className={`fixed inset-x-2 z-30 ${fill ? 'top-[68px]' : 'bottom-[calc(56px+env(safe-area-inset-bottom))]'}`}>{bar}</div>
-      )}
+      {!desktop && bar && <div className={`fixed inset-x-2 z-30 ${fill ? 'top-[68px]' : 'bottom-[calc(56px+env(safe-area-inset-bottom))]'}`}>{bar}</div>}
       <lingxi-login />
     </div>
   )
@@ -179,7 +173,16 @@ function HeaderButtons({ label, event, commands }: HeaderCommands) {
           onClick={() => dispatchEvent(new CustomEvent(event, { detail: { command } }))}
           className="size-9 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
         >
-          <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+          <svg
+            viewBox="0 0 24 24"
+            className="size-5"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="1.8"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+            aria-hidden="true"
+          >
             <path d={d} />
           </svg>
         </button>

@@ -3,7 +3,21 @@ import { matchRoute, routes } from './routes'
 
 describe('matchRoute', () => {
   it('knows every route of the spec', () => {
-    for (const path of ['/chat', '/mj', '/sd', '/mjHelper', '/hotNew', '/gallery', '/role', '/imgSee', '/music', '/orders', '/miracleOrders', '/usercenter', '/404'])
+    for (const path of [
+      '/chat',
+      '/mj',
+      '/sd',
+      '/mjHelper',
+      '/hotNew',
+      '/gallery',
+      '/role',
+      '/imgSee',
+      '/music',
+      '/orders',
+      '/miracleOrders',
+      '/usercenter',
+      '/404'
+    ])
       expect(matchRoute(path)?.path).toBe(path)
   })
 

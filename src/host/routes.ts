@@ -13,7 +13,7 @@ export function hostRoutes(list: readonly Tool[]): RouteInfo[] {
   return [
     { path: '/', title: '灵犀 AI 工具箱', icon: 'home', blurb: '', kind: 'entry' },
     ...list.flatMap((tool) => (tool.routes ?? []).map((route): RouteInfo => ({ ...route, kind: 'tool', tool }))),
-    { path: '/404', title: '页面不存在', icon: 'spark', blurb: '', kind: 'notFound' },
+    { path: '/404', title: '页面不存在', icon: 'spark', blurb: '', kind: 'notFound' }
   ]
 }
 

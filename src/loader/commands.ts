@@ -12,7 +12,7 @@ const handlers: Record<string, Handler> = {
   /** Opens the login dialog. */
   login: () => openLogin(),
   /** Logs out every Lingxi element on the page. */
-  logout: () => logout(),
+  logout: () => logout()
 }
 
 export function run([command, ...args]: [string, ...unknown[]]): unknown {

@@ -33,7 +33,7 @@ const boot: BootConfig = {
   cookieDomain: data.cookieDomain ?? '',
   siteUrl: data.site ?? '',
   nonce: script?.nonce || undefined,
-  cdnBase: base,
+  cdnBase: base
 }
 anchor.boot = { ...boot, ...anchor.boot }
 
@@ -107,7 +107,7 @@ const local: Record<string, (...args: unknown[]) => unknown> = {
   open: () => bubbles('open'),
   close: () => bubbles('close'),
   /** `lingxi('load', shadowRoot)`: the elements inside a root the loader cannot watch. */
-  load: (root) => load(root as ParentNode),
+  load: (root) => load(root as ParentNode)
 }
 
 const commands = () => importTag('lingxi-commands') as Promise<{ run(cmd: Command): unknown }>

@@ -53,7 +53,7 @@ export function defineElement<P extends object>(
   tag: string,
   component: ComponentType<P & ElementProps>,
   props: Record<string, PropKind> = {},
-  options: DefineOptions = {},
+  options: DefineOptions = {}
 ): void {
   if (typeof customElements === 'undefined' || customElements.get(tag)) return
   const names = Object.keys(props)
@@ -131,7 +131,7 @@ export function defineElement<P extends object>(
         }
         if (value === null || value === undefined) this.removeAttribute(attr)
         else this.setAttribute(attr, String(value))
-      },
+      }
     })
   }
   Object.assign(LingxiElement.prototype, options.methods)

@@ -19,7 +19,7 @@ interface DialogProps {
 const placementClass: Record<DialogPlacement, string> = {
   center: 'm-auto rounded-2xl lx-rise',
   bottom: 'mt-auto mb-0 mx-0 w-full max-w-full rounded-t-2xl lx-slide-up',
-  right: 'ml-auto mr-0 my-0 h-full max-h-full lx-slide-left',
+  right: 'ml-auto mr-0 my-0 h-full max-h-full lx-slide-left'
 }
 
 /**

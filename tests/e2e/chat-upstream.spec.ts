@@ -26,7 +26,13 @@ async function send(page: Page, text: string) {
 }
 
 test('a reply from an OpenAI-compatible upstream streams in, with its reasoning apart', async ({ page }, info) => {
-  fake.script({ kind: 'stream', reasoning: ['先想一想', '……'], chunks: ['## 答案\n\n', '这是来自', '**上游模型**', '的回答。'], usage: { prompt_tokens: 20, completion_tokens: 12 }, delayMs: 30 })
+  fake.script({
+    kind: 'stream',
+    reasoning: ['先想一想', '……'],
+    chunks: ['## 答案\n\n', '这是来自', '**上游模型**', '的回答。'],
+    usage: { prompt_tokens: 20, completion_tokens: 12 },
+    delayMs: 30
+  })
   await page.goto(server.url + '/chat')
   await loginAs(page, server, '13700137100')
   // the model is chosen before the first message: that starts the conversation with it

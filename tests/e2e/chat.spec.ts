@@ -100,7 +100,11 @@ test('a page refreshed mid-answer sees the same answer continue', async ({ page 
   const [topic] = (await post('/topic/list', {})).data
   const saved = (await post('/topic/messages', { topicId: topic.topicId, pageNum: 1, pageSize: 10 })).data.list[0]
   expect(saved.status).toBe('complete')
-  const firstLine = saved.content.split('\n').find((l: string) => l.trim() && !l.startsWith('#'))!.replace(/[*_`>]/g, '').trim()
+  const firstLine = saved.content
+    .split('\n')
+    .find((l: string) => l.trim() && !l.startsWith('#'))!
+    .replace(/[*_`>]/g, '')
+    .trim()
   expect(shown).toContain(firstLine.slice(0, 10))
   expect(shown.split(firstLine.slice(0, 10)).length - 1).toBe(1)
 })

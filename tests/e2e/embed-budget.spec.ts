@@ -79,10 +79,16 @@ test.beforeAll(async () => {
   mkdirSync(join(dataDir, 'config'))
   writeFileSync(
     join(dataDir, 'config', 'chatConfig.json'),
-    JSON.stringify({ models: [{ id: FAKE_MODEL, name: '上游模型', provider: 'openai' }], defaultModel: FAKE_MODEL }),
+    JSON.stringify({ models: [{ id: FAKE_MODEL, name: '上游模型', provider: 'openai' }], defaultModel: FAKE_MODEL })
   )
   partner = await startPartner(() => examplePage('partner-page.html', server))
-  server = await startServer({ CORS_ORIGINS: partner.url, DATA_DIR: dataDir, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: fake.apiKey, OPENAI_MODELS: FAKE_MODEL })
+  server = await startServer({
+    CORS_ORIGINS: partner.url,
+    DATA_DIR: dataDir,
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: fake.apiKey,
+    OPENAI_MODELS: FAKE_MODEL
+  })
 })
 test.afterAll(async () => {
   await server?.stop()
@@ -108,7 +114,7 @@ function record(page: Page) {
         await response.finished()
         const sizes = await response.request().sizes()
         return { url: response.url(), bytes: sizes.responseBodySize, encoding: (await response.allHeaders())['content-encoding'] ?? 'identity' }
-      })(),
+      })()
     )
   })
   return async () => Promise.all(transfers)
@@ -176,7 +182,7 @@ test('what a partner page downloads for the chat bubble stays within budget', as
     returningFiles: Object.fromEntries(returning.all.map((t) => [name(t.url), t.bytes])),
     firstVisitFiles: Object.fromEntries(first.all.map((t) => [name(t.url), t.bytes])),
     codeReplyFiles: Object.fromEntries(returning.code.map((t) => [name(t.url), t.bytes])),
-    budgets: { loader: LOADER_BUDGET, embed: EMBED_BUDGET, firstVisit: FIRST_VISIT_CEILING, codeReply: CODE_REPLY_CEILING },
+    budgets: { loader: LOADER_BUDGET, embed: EMBED_BUDGET, firstVisit: FIRST_VISIT_CEILING, codeReply: CODE_REPLY_CEILING }
   }
   const lines = [
     `loader                                   ${kb(report.loader)}  (budget ${kb(LOADER_BUDGET)})`,
@@ -189,7 +195,7 @@ test('what a partner page downloads for the chat bubble stays within budget', as
     'first visit (adds):',
     ...first.all.filter((t) => !returning.all.some((r) => name(r.url) === name(t.url))).map((t) => `  ${name(t.url).padEnd(48)} ${kb(t.bytes)}`),
     'a reply with code (adds):',
-    ...returning.code.map((t) => `  ${name(t.url).padEnd(48)} ${kb(t.bytes)}`),
+    ...returning.code.map((t) => `  ${name(t.url).padEnd(48)} ${kb(t.bytes)}`)
   ]
   console.log(lines.join('\n'))
   await info.attach('embed budget', { body: lines.join('\n'), contentType: 'text/plain' })

@@ -132,7 +132,16 @@ test('custom-elements.json describes the tags, attributes, events, parts and met
   const tags = manifest.modules.flatMap((m: { declarations: { tagName: string }[] }) => m.declarations.map((d) => d.tagName))
   expect(tags).toEqual(expect.arrayContaining(['lingxi-login', 'lingxi-profile', 'lingxi-toaster', 'lingxi-chat', 'lingxi-roles']))
   const chat = manifest.modules.flatMap((m: { declarations: unknown[] }) => m.declarations).find((d: { tagName: string }) => d.tagName === 'lingxi-chat')
-  expect(chat.attributes.map((a: { name: string }) => a.name)).toEqual(['mode', 'topic-id', 'external-controls', 'open', 'position', 'color', 'greeting', 'label'])
+  expect(chat.attributes.map((a: { name: string }) => a.name)).toEqual([
+    'mode',
+    'topic-id',
+    'external-controls',
+    'open',
+    'position',
+    'color',
+    'greeting',
+    'label'
+  ])
   expect(chat.events.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['lingxi-open', 'lingxi-close', 'lingxi-message']))
   expect(chat.cssParts.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['launcher', 'panel', 'greeting']))
   expect(chat.members.filter((m: { kind: string }) => m.kind === 'method').map((m: { name: string }) => m.name)).toEqual(['show', 'hide', 'toggle'])

@@ -22,7 +22,7 @@ function policy(scriptExtra = '') {
     `style-src 'nonce-${NONCE}'`,
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    "frame-ancestors 'none'"
   ].join('; ')
 }
 

@@ -138,7 +138,25 @@ async function widgetStyles(p: Page) {
   await panel(p).getByRole('button', { name: '登录' }).click()
   await expect(p.getByRole('dialog', { name: '手机号登录' })).toBeVisible()
   await p.waitForTimeout(400)
-  const props = ['font-family', 'font-size', 'line-height', 'color', 'background-color', 'box-sizing', 'width', 'height', 'padding', 'border-top-width', 'border-top-style', 'border-radius', 'letter-spacing', 'text-transform', 'text-align', 'outline-style', 'margin']
+  const props = [
+    'font-family',
+    'font-size',
+    'line-height',
+    'color',
+    'background-color',
+    'box-sizing',
+    'width',
+    'height',
+    'padding',
+    'border-top-width',
+    'border-top-style',
+    'border-radius',
+    'letter-spacing',
+    'text-transform',
+    'text-align',
+    'outline-style',
+    'margin'
+  ]
   const targets = {
     launcher: launcher(p),
     panel: panel(p),
@@ -149,7 +167,7 @@ async function widgetStyles(p: Page) {
     dialog: p.getByRole('dialog', { name: '手机号登录' }),
     phone: p.getByRole('textbox', { name: '手机号' }),
     getCode: p.getByRole('button', { name: '获取验证码' }),
-    icon: launcher(p).locator('svg'),
+    icon: launcher(p).locator('svg')
   }
   const out: Record<string, Record<string, string>> = {}
   for (const [name, locator] of Object.entries(targets)) {
@@ -185,7 +203,7 @@ test('Lingxi adds no globals but window.lingxi, and no styles to the partner doc
       adopted: document.adoptedStyleSheets.length,
       head: [...document.head.children].map((el) => el.outerHTML.slice(0, 80)),
       htmlStyle: document.documentElement.getAttribute('style'),
-      bodyStyle: document.body.getAttribute('style'),
+      bodyStyle: document.body.getAttribute('style')
     }))
   const before = await context.newPage()
   await before.goto(bare.url)

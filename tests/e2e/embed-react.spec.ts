@@ -44,7 +44,9 @@ test.beforeAll(async () => {
   test.setTimeout(180_000)
   work = mkdtempSync(join(tmpdir(), 'lingxi-react-'))
   // the package as npm would publish it
-  const [pack] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))
+  const [pack] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  )
   packed = pack.files.map((f: { path: string }) => f.path)
   const tarball = join(work, pack.filename)
 
@@ -83,11 +85,28 @@ test.afterAll(async () => {
 test('npm pack ships dist (npm + cdn), README, LICENSE and nothing else', () => {
   const outside = packed.filter((p) => !/^dist\/(npm|cdn)\//.test(p))
   expect(outside.sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
-  for (const file of ['dist/npm/index.js', 'dist/npm/index.d.ts', 'dist/npm/core.js', 'dist/cdn/loader.js', 'dist/cdn/chat.js', 'dist/cdn/custom-elements.json']) expect(packed).toContain(file)
+  for (const file of [
+    'dist/npm/index.js',
+    'dist/npm/index.d.ts',
+    'dist/npm/core.js',
+    'dist/cdn/loader.js',
+    'dist/cdn/chat.js',
+    'dist/cdn/custom-elements.json'
+  ])
+    expect(packed).toContain(file)
   expect(packed.filter((p) => p.startsWith('dist/cdn/') && p.endsWith('.map'))).toEqual([])
   // the types name the new API
   const types = readFileSync(join(root, 'dist/npm/index.d.ts'), 'utf8')
-  for (const name of ['Chat', 'useUser', 'useMenu', 'LingxiProvider', 'LoginDialog', "'lingxi-message': CustomEvent<ReplyDetail>", 'GlobalEventHandlersEventMap']) expect(types).toContain(name)
+  for (const name of [
+    'Chat',
+    'useUser',
+    'useMenu',
+    'LingxiProvider',
+    'LoginDialog',
+    "'lingxi-message': CustomEvent<ReplyDetail>",
+    'GlobalEventHandlersEventMap'
+  ])
+    expect(types).toContain(name)
 })
 
 test('a React app installed from the tarball: LoginDialog, useUser, Chat streaming', async ({ page }, info) => {

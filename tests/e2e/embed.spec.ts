@@ -34,7 +34,11 @@ test('login widgets on a partner page share one session through the loader', asy
   await expect(page.locator('lingxi-profile').getByTestId('header-phone')).toHaveText('133****3000')
   await expect(page.locator('lingxi-login').getByRole('button', { name: '登录' })).toHaveCount(0)
   // the partner's `* { box-sizing: content-box }` does not reach inside
-  const sizing = await page.locator('lingxi-profile').getByRole('button').first().evaluate((el) => getComputedStyle(el).boxSizing)
+  const sizing = await page
+    .locator('lingxi-profile')
+    .getByRole('button')
+    .first()
+    .evaluate((el) => getComputedStyle(el).boxSizing)
   expect(sizing).toBe('border-box')
   await info.attach('partner page', { body: await page.screenshot(), contentType: 'image/png' })
 

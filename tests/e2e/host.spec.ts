@@ -61,9 +61,7 @@ test('log in, menu follows permissions, guard, profile, change phone, reload, lo
   const nav = page.getByRole('navigation', { name: '工具菜单' })
   await expect(nav.getByRole('link')).toHaveText(['AI对话', 'AI绘画', '热点资讯', '个人中心'])
   // permission codes are kept under the spec's key
-  expect(JSON.parse((await page.evaluate(() => localStorage.getItem('premission menus'))) ?? '[]')).toEqual(
-    expect.arrayContaining(PERMISSIONS.split(',')),
-  )
+  expect(JSON.parse((await page.evaluate(() => localStorage.getItem('premission menus'))) ?? '[]')).toEqual(expect.arrayContaining(PERMISSIONS.split(',')))
 
   // a logged-in person lands on the first permitted tool; a forbidden path is replaced
   await expect(page).toHaveURL(/\/chat$/)
@@ -185,8 +183,8 @@ test.describe('on a phone', () => {
       await page.goto(full.url + '/')
       await login(page, full, '13500135001')
       await page.goto(full.url + '/imgSee')
-    const bar = page.getByTestId('bottom-bar')
-    const current = bar.locator('[aria-current="page"]')
+      const bar = page.getByTestId('bottom-bar')
+      const current = bar.locator('[aria-current="page"]')
       await expect(current).toHaveText('图床')
       await expect(current).toBeInViewport({ ratio: 1 })
     } finally {

@@ -19,7 +19,7 @@ test.afterAll(async () => {
 async function stubForeign(context: BrowserContext) {
   await context.route(
     (url) => url.hostname !== '127.0.0.1',
-    (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>原文</title><p>原文</p>' }),
+    (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>原文</title><p>原文</p>' })
   )
 }
 
@@ -73,10 +73,18 @@ test('tabs, ranked list with heat, open the original, copy, AI 解读 with stop 
   const tabName = await tabs(page).nth(2).textContent()
   expect(text.split('\n')[0]).toContain(tabName!)
   expect(text).toContain('示例数据')
-  expect(text).toContain(`1. ${await items(page).first().getByRole('link').evaluate((a) => a.firstChild?.textContent)}`)
+  expect(text).toContain(
+    `1. ${await items(page)
+      .first()
+      .getByRole('link')
+      .evaluate((a) => a.firstChild?.textContent)}`
+  )
 
   // AI 解读: streams, can be stopped
-  await items(page).nth(1).getByRole('button', { name: /^AI 解读/ }).click()
+  await items(page)
+    .nth(1)
+    .getByRole('button', { name: /^AI 解读/ })
+    .click()
   const dialog = page.getByRole('dialog', { name: 'AI 解读' })
   const panel = dialog.getByTestId('interpretation')
   await expect(panel).toHaveAttribute('data-status', 'streaming', { timeout: 20_000 })
@@ -86,7 +94,10 @@ test('tabs, ranked list with heat, open the original, copy, AI 解读 with stop 
   await dialog.getByRole('button', { name: '关闭' }).click()
 
   // again, to the end: rendered markdown, then copy
-  await items(page).first().getByRole('button', { name: /^AI 解读/ }).click()
+  await items(page)
+    .first()
+    .getByRole('button', { name: /^AI 解读/ })
+    .click()
   await expect(panel).toHaveAttribute('data-status', 'streaming', { timeout: 20_000 })
   await shot(page, info, 'AI 解读 streaming')
   await expect(panel).toHaveAttribute('data-status', 'complete', { timeout: 60_000 })
@@ -111,7 +122,10 @@ test('phone: the header carries the list and copy buttons', async ({ page, conte
 
   await header.getByRole('button', { name: '复制列表' }).click()
   await expect(page.getByText('已复制到剪切板！')).toBeVisible()
-  const first = await items(page).first().getByRole('link').evaluate((a) => a.firstChild?.textContent)
+  const first = await items(page)
+    .first()
+    .getByRole('link')
+    .evaluate((a) => a.firstChild?.textContent)
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain(`1. ${first}`)
 
   await header.getByRole('button', { name: '热榜来源' }).click()
@@ -124,7 +138,10 @@ test('phone: the header carries the list and copy buttons', async ({ page, conte
   await expect(sheet).toBeHidden()
   await expect(page.getByRole('tab', { selected: true })).toHaveText(name)
 
-  await items(page).first().getByRole('button', { name: /^AI 解读/ }).click()
+  await items(page)
+    .first()
+    .getByRole('button', { name: /^AI 解读/ })
+    .click()
   const panel = page.getByRole('dialog', { name: 'AI 解读' }).getByTestId('interpretation')
   await expect(panel).toHaveAttribute('data-status', 'complete', { timeout: 60_000 })
   await shot(page, info, 'phone AI 解读')

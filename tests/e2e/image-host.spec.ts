@@ -37,7 +37,7 @@ test('upload by chooser, paste and drop, copy links, preview with the keyboard, 
   const big = makePng(1000, 1000, { noise: true, seed: 7 }) // ~3 MB
   await choose(page, [
     { name: '噪点.png', mimeType: 'image/png', buffer: big },
-    { name: '改名的程序.png', mimeType: 'image/png', buffer: Buffer.from('MZ\x90\x00\x03\x00\x00\x00 this is not an image') },
+    { name: '改名的程序.png', mimeType: 'image/png', buffer: Buffer.from('MZ\x90\x00\x03\x00\x00\x00 this is not an image') }
   ])
   const job = page.getByTestId('upload-job').filter({ hasText: '噪点.png' })
   const bar = job.getByRole('progressbar')
@@ -133,7 +133,7 @@ test.describe('phone', () => {
     await expect(page.getByText('选择图片上传')).toBeVisible()
     await choose(page, [
       { name: 'a.png', mimeType: 'image/png', buffer: makePng(300, 400, { seed: 1 }) },
-      { name: 'b.png', mimeType: 'image/png', buffer: makePng(400, 300, { seed: 2 }) },
+      { name: 'b.png', mimeType: 'image/png', buffer: makePng(400, 300, { seed: 2 }) }
     ])
     await expect(cards(page)).toHaveCount(2)
     // two columns, nothing wider than the screen

@@ -53,7 +53,10 @@ test('create two songs, play, seek, next, lyrics, download; the song plays on ac
   await expect(songs(page).first()).toContainText('示例')
 
   // play the first
-  await songs(page).first().getByRole('button', { name: /^播放《/ }).click()
+  await songs(page)
+    .first()
+    .getByRole('button', { name: /^播放《/ })
+    .click()
   await expect(player(page)).toHaveAttribute('data-status', 'playing')
   await expect(songs(page).first()).toHaveAttribute('aria-current', 'true')
   await expect.poll(() => seconds(page, 'player-duration')).toBeGreaterThan(0)
@@ -128,7 +131,10 @@ test('custom mode with AI 写词, and the phone layout with the mini player abov
   await page.getByRole('button', { name: '生成音乐' }).click()
   await expect(songs(page)).toHaveCount(2)
   await expect(songs(page).and(page.locator('[data-status=complete]'))).toHaveCount(2, { timeout: 60_000 })
-  await songs(page).first().getByRole('button', { name: /^播放《/ }).click()
+  await songs(page)
+    .first()
+    .getByRole('button', { name: /^播放《/ })
+    .click()
   await expect(player(page)).toHaveAttribute('data-status', 'playing')
   await shot(page, info, 'phone playing')
 

@@ -46,7 +46,7 @@ function freePort(): Promise<number> {
 async function admin(...args: string[]): Promise<string> {
   const { stdout } = await run(process.execPath, [join(root, 'server/bin/lingxi-admin.mjs'), ...args], {
     cwd: root,
-    env: { ...process.env, ...env(), SMS_PROVIDER: 'console' },
+    env: { ...process.env, ...env(), SMS_PROVIDER: 'console' }
   })
   return stdout
 }
@@ -65,9 +65,55 @@ test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'lingxi-orders-e2e-'))
   port = await freePort()
   const common = ['--platform', 'xiaohongshu', '--start', 'now', '--end', '+7d', '--requirements', '不少于 300 字\n配 3 张图']
-  await admin('orders', 'activity', 'create', '--title', '新品面霜种草笔记', '--brief', '为**灵犀面霜**写一篇种草笔记：突出保湿、温和。', '--reward-fen', '1250', '--budget-fen', '100000', '--sessions', '2', '--places', '3', ...common)
-  await admin('orders', 'activity', 'create', '--title', '城市咖啡探店视频', '--brief', '拍一条 30 秒探店视频。', '--reward-fen', '3000', '--budget-fen', '60000', '--places', '5', ...common.map((v) => (v === 'xiaohongshu' ? 'douyin' : v)))
-  await admin('orders', 'activity', 'create', '--title', '优质长文测评', '--brief', '深度测评。', '--reward-fen', '20000', '--budget-fen', '200000', '--quality', ...common)
+  await admin(
+    'orders',
+    'activity',
+    'create',
+    '--title',
+    '新品面霜种草笔记',
+    '--brief',
+    '为**灵犀面霜**写一篇种草笔记：突出保湿、温和。',
+    '--reward-fen',
+    '1250',
+    '--budget-fen',
+    '100000',
+    '--sessions',
+    '2',
+    '--places',
+    '3',
+    ...common
+  )
+  await admin(
+    'orders',
+    'activity',
+    'create',
+    '--title',
+    '城市咖啡探店视频',
+    '--brief',
+    '拍一条 30 秒探店视频。',
+    '--reward-fen',
+    '3000',
+    '--budget-fen',
+    '60000',
+    '--places',
+    '5',
+    ...common.map((v) => (v === 'xiaohongshu' ? 'douyin' : v))
+  )
+  await admin(
+    'orders',
+    'activity',
+    'create',
+    '--title',
+    '优质长文测评',
+    '--brief',
+    '深度测评。',
+    '--reward-fen',
+    '20000',
+    '--budget-fen',
+    '200000',
+    '--quality',
+    ...common
+  )
   server = await startServer(env())
 })
 test.afterAll(async () => {
@@ -153,7 +199,7 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await expect(page.getByTestId('submit-error')).toHaveText('请至少上传 1 张截图')
   await page.getByTestId('screenshot-input').setInputFiles([
     { name: '截图1.png', mimeType: 'image/png', buffer: makePng(390, 844, { seed: 5 }) },
-    { name: '截图2.png', mimeType: 'image/png', buffer: makePng(390, 844, { seed: 6 }) },
+    { name: '截图2.png', mimeType: 'image/png', buffer: makePng(390, 844, { seed: 6 }) }
   ])
   await expect(page.getByTestId('screenshot')).toHaveCount(2)
   await expect(page.locator('[data-testid=screenshot][data-status=done]')).toHaveCount(2)
@@ -209,7 +255,11 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await snap(page, info, 'my orders')
   const paid = await page.evaluate(async (id) => {
     const token = document.cookie.match(/lingxi_token=([^;]+)/)?.[1]
-    const res = await fetch('/api/v1/wx-red-pack/v2/send', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${decodeURIComponent(token!)}` }, body: JSON.stringify({ orderId: id }) })
+    const res = await fetch('/api/v1/wx-red-pack/v2/send', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${decodeURIComponent(token!)}` },
+      body: JSON.stringify({ orderId: id })
+    })
     return res.json()
   }, orderId)
   expect(paid.code).toBe(2000)
@@ -299,7 +349,7 @@ test('with WeChat Pay: the packet asks to bind WeChat, survives SYSTEMERROR, and
       WECHAT_PAY_MCH_ID: pay.mchId,
       WECHAT_PAY_API_KEY: pay.apiKey,
       WECHAT_PAY_APP_ID: pay.appId,
-      WECHAT_PAY_URL: pay.url,
+      WECHAT_PAY_URL: pay.url
     }
     await restartServer()
 

@@ -85,7 +85,10 @@ test('imagine, U2, pan, V3, reroll, describe → P1, blend, SD, gallery and 做�
 
   // describe an uploaded image → P1 starts an imagine with the first prompt
   await page.getByRole('tab', { name: '识图' }).click()
-  await page.getByTestId('describe-picker').locator('input[type=file]').setInputFiles(await png(page, 'a.png', 0))
+  await page
+    .getByTestId('describe-picker')
+    .locator('input[type=file]')
+    .setInputFiles(await png(page, 'a.png', 0))
   await expect(page.getByTestId('describe-picker').getByRole('img')).toBeVisible()
   await page.getByRole('button', { name: '识图', exact: true }).click()
   const describe = cards(page, 'DESCRIBE').first()
@@ -100,7 +103,10 @@ test('imagine, U2, pan, V3, reroll, describe → P1, blend, SD, gallery and 做�
 
   // blend two uploads, landscape
   await page.getByRole('tab', { name: '混图' }).click()
-  await page.getByTestId('blend-picker').locator('input[type=file]').setInputFiles([await png(page, 'b.png', 300), await png(page, 'c.png', 600)])
+  await page
+    .getByTestId('blend-picker')
+    .locator('input[type=file]')
+    .setInputFiles([await png(page, 'b.png', 300), await png(page, 'c.png', 600)])
   await expect(page.getByTestId('blend-picker').getByRole('img')).toHaveCount(2)
   await page.getByText('横图 3:2').click()
   await page.getByRole('button', { name: /^混图（2 张）$/ }).click()

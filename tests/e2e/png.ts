@@ -48,6 +48,6 @@ export function makePng(width: number, height: number, { noise = false, seed = 1
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', ihdr),
     chunk('IDAT', deflateSync(raw, { level: noise ? 0 : 6 })),
-    chunk('IEND', Buffer.alloc(0)),
+    chunk('IEND', Buffer.alloc(0))
   ])
 }

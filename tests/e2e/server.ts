@@ -35,7 +35,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Lin
   const child: ChildProcess = spawn(process.execPath, [join(root, 'server/dist/main.js')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, STATIC_ROOT: join(root, 'dist'), SMS_PROVIDER: 'console', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe']
   })
   let buffer = ''
   const onData = (chunk: Buffer) => {
@@ -86,7 +86,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Lin
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
       if (child.exitCode === null) child.kill('SIGKILL')
       rmSync(dataDir, { recursive: true, force: true })
-    },
+    }
   }
 }
 

@@ -21,12 +21,19 @@ let codes: string[] = []
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'lingxi-e2e-uc-'))
-  const out = execFileSync(process.execPath, ['server/bin/lingxi-admin.mjs', 'cards', 'create', '--tokens', '100000', '--mj', '10', '--suno', '5', '--count', '2'], {
-    env: { ...process.env, DATA_DIR: dataDir },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  codes = out.split('\n').map((l) => l.trim()).filter((l) => /^[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/.test(l))
+  const out = execFileSync(
+    process.execPath,
+    ['server/bin/lingxi-admin.mjs', 'cards', 'create', '--tokens', '100000', '--mj', '10', '--suno', '5', '--count', '2'],
+    {
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
+  )
+  codes = out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/.test(l))
   expect(codes).toHaveLength(2)
   server = await startServer({ DATA_DIR: dataDir })
 })
@@ -40,8 +47,15 @@ const w = (n: number) => (n < 10000 ? String(n) : `${Math.floor(n / 10000)}.${Ma
 
 async function info(page: Page) {
   return page.evaluate(async () => {
-    const token = document.cookie.split('; ').find((c) => c.startsWith('lingxi_token='))!.split('=')[1]
-    const res = await fetch('/api/v1/user/info', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' })
+    const token = document.cookie
+      .split('; ')
+      .find((c) => c.startsWith('lingxi_token='))!
+      .split('=')[1]
+    const res = await fetch('/api/v1/user/info', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: '{}'
+    })
     return (await res.json()).data as { tokens: number; mjCount: number; sunoCount: number; nickName: string; avatarUrl: string }
   })
 }

@@ -243,8 +243,15 @@ describe('two nodes behind nginx on PostgreSQL + Redis', { skip, timeout: 240_00
     const end = await resumed.next(terminal, 60_000, 'the end on B')
     assert.equal(end.event, 'done')
     const ids = [...seen, ...resumed.frames].map((f) => Number(f.id))
-    assert.deepEqual(ids, ids.map((_, i) => i + 1), 'every event once, in order')
-    const content = [...seen, ...resumed.frames].filter((f) => f.event === 'delta').map((f) => JSON.parse(f.data).content ?? '').join('')
+    assert.deepEqual(
+      ids,
+      ids.map((_, i) => i + 1),
+      'every event once, in order'
+    )
+    const content = [...seen, ...resumed.frames]
+      .filter((f) => f.event === 'delta')
+      .map((f) => JSON.parse(f.data).content ?? '')
+      .join('')
     const row = await replyRow(reply.replyId)
     assert.equal(row.status, 'complete')
     assert.equal(row.content, content)
@@ -281,7 +288,9 @@ describe('two nodes behind nginx on PostgreSQL + Redis', { skip, timeout: 240_00
     const address = `192.0.2.${Math.floor(Math.random() * 200) + 1}`
     let refused = 0
     for (let i = 0; i < 33; i++) {
-      const res = await post(i % 2 ? A.url : B.url, '/api/v1/auth/send-sms-code', { ...body, phone: String(phoneSeq++) }, undefined, { 'X-Forwarded-For': address })
+      const res = await post(i % 2 ? A.url : B.url, '/api/v1/auth/send-sms-code', { ...body, phone: String(phoneSeq++) }, undefined, {
+        'X-Forwarded-For': address
+      })
       if (res.body.code === 42900001) refused++
     }
     assert.equal(refused, 3, 'the default cap of 30 per address and hour, counted across nodes')

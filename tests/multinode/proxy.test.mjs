@@ -137,7 +137,11 @@ describe('one node behind nginx (deploy/nginx.conf)', { skip, timeout: 120_000 }
       config: [200, undefined]
     }
     const wrong = answers.filter((r) => r.status !== expected[r.kind][0] || r.json?.code !== expected[r.kind][1])
-    assert.deepEqual(wrong.map((r) => `${r.kind}: ${r.status} ${r.text.slice(0, 100)}`), [], 'every request got its own answer')
+    assert.deepEqual(
+      wrong.map((r) => `${r.kind}: ${r.status} ${r.text.slice(0, 100)}`),
+      [],
+      'every request got its own answer'
+    )
     assert.deepEqual(upstreamErrors, [], 'nginx logged no upstream error')
     assert.equal(node.exit, undefined, 'the node is still running')
   })

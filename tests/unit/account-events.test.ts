@@ -34,7 +34,7 @@ afterAll(
     new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())
-    }),
+    })
 )
 beforeEach(() => {
   resetCore()
@@ -61,7 +61,10 @@ describe('the account channel', () => {
     send(connections[0]!.res, 'music', { songId: 's' })
     send(connections[0]!.res, 'painting', { taskId: 'a', progress: 100 })
     await vi.waitFor(() => expect(painting).toHaveBeenCalledTimes(2))
-    expect(painting.mock.calls.map((c) => c[0])).toEqual([{ taskId: 'a', progress: 50 }, { taskId: 'a', progress: 100 }])
+    expect(painting.mock.calls.map((c) => c[0])).toEqual([
+      { taskId: 'a', progress: 50 },
+      { taskId: 'a', progress: 100 }
+    ])
     expect(music).toHaveBeenCalledWith({ songId: 's' })
 
     offPainting()

@@ -98,7 +98,7 @@ describe('error catalogue (spec section 8)', () => {
   it.each([
     [50011004, 401],
     [50011005, 401],
-    [50011006, 401],
+    [50011006, 401]
   ])('%i → the unauthorized event, no message', async (code, status) => {
     server.routes['/api/v1/x'] = () => fail(code, '登录已失效', status)
     const r = await outcome('/x')

@@ -162,7 +162,7 @@ describe('logout', () => {
         codes: stored('premission menus'),
         cookies: cookies(),
         token: $token.get(),
-        user: $user.get(),
+        user: $user.get()
       }
       return ok(null)
     }
@@ -174,7 +174,7 @@ describe('logout', () => {
       codes: null,
       cookies: [null, null, null],
       token: null,
-      user: null,
+      user: null
     })
     expect($permissionTree.get()).toBeNull()
     expect(toastTexts()).toEqual(['success: 已退出登录，期待您再次回来'])
@@ -210,9 +210,7 @@ describe('change phone', () => {
 
   it('modifyPhone stores the fresh session, refreshes the user and toasts 修改成功！', async () => {
     const changed = { ...user, phone: '13900139000' }
-    server.routes['/api/v1/auth/modify-phone'] = authed('tok-old', () =>
-      ok({ accessToken: 'tok-fresh', accountId: 'acc-1', phone: '13900139000' }),
-    )
+    server.routes['/api/v1/auth/modify-phone'] = authed('tok-old', () => ok({ accessToken: 'tok-fresh', accountId: 'acc-1', phone: '13900139000' }))
     server.routes['/api/v1/user/info'] = authed('tok-fresh', () => ok(changed))
     $token.set('tok-old')
     openLogin('modify-phone')

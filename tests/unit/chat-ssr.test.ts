@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest'
 describe('chat core without a DOM (server rendering)', () => {
   it('imports, reads and starts without touching window, document or the network', async () => {
     expect(typeof window).toBe('undefined')
-    const chat = { ...(await import('../../src/widgets/chat/state')), ...(await import('../../src/widgets/chat/topics')), ...(await import('../../src/widgets/chat/groups')) }
+    const chat = {
+      ...(await import('../../src/widgets/chat/state')),
+      ...(await import('../../src/widgets/chat/topics')),
+      ...(await import('../../src/widgets/chat/groups'))
+    }
     const roles = await import('../../src/widgets/roles/state')
     expect(chat.$topics.get()).toBeNull()
     expect(chat.$activeTopicId.get()).toBeNull()

@@ -9,7 +9,7 @@ describe('loadCountries', () => {
       ['中国', '86', 'CN'],
       ['中国香港', '852', 'HK'],
       ['中国澳门', '853', 'MO'],
-      ['中国台湾', '886', 'TW'],
+      ['中国台湾', '886', 'TW']
     ])
     const rest = list.slice(4).map((c) => c.countryPinyin)
     expect(rest).toEqual([...rest].sort((a, b) => a.localeCompare(b)))
@@ -60,7 +60,7 @@ describe('searchCountries', () => {
     const nanp = (await loadCountries()).filter((c) => c.phoneCode === '1').map((c) => c.countryCode)
     expect(nanp).toEqual(expect.arrayContaining(['US', 'CA']))
     expect(one.slice(0, nanp.length)).toEqual(nanp)
-    expect((await pick('+1'))).toEqual(one)
+    expect(await pick('+1')).toEqual(one)
     expect(await pick('86')).toEqual(['CN'])
   })
 

@@ -10,7 +10,9 @@ const tailwindOutput =
 describe('the @property fix for shadow roots', () => {
   it('makes the initial values unconditional, matches :host, and drops @property', () => {
     const fixed: string = fixShadowProperties(tailwindOutput)
-    expect(fixed).toBe('@layer properties{:host,*,:before,:after,::backdrop{--tw-shadow:0 0 #0000;--tw-ring-shadow:0 0 #0000}}.shadow-lg{box-shadow:var(--tw-shadow)}')
+    expect(fixed).toBe(
+      '@layer properties{:host,*,:before,:after,::backdrop{--tw-shadow:0 0 #0000;--tw-ring-shadow:0 0 #0000}}.shadow-lg{box-shadow:var(--tw-shadow)}'
+    )
   })
 
   it('leaves CSS without the block alone', () => {

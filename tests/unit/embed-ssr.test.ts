@@ -48,8 +48,8 @@ describe('the npm package without a DOM', () => {
         h(lingxi.LoginDialog),
         h(lingxi.Profile),
         h(lingxi.Login, { button: true }),
-        h(lingxi.Toaster),
-      ),
+        h(lingxi.Toaster)
+      )
     )
     expect(html).toContain('<p id="who">未登录 · ')
     expect(html.match(/data-lingxi="chat"/g)).toHaveLength(2)

@@ -14,7 +14,7 @@ describe('maskPhone', () => {
     ['123456', '****456'],
     ['12', '****2'],
     ['1', '****'],
-    ['', ''],
+    ['', '']
   ])('%j → %j', (input, masked) => {
     expect(maskPhone(input)).toBe(masked)
   })
@@ -30,7 +30,7 @@ describe('formatCount', () => {
     [123456, '12.3w+'],
     [123456789, '12345.6w+'],
     [-5, '-5'],
-    [Number.NaN, '0'],
+    [Number.NaN, '0']
   ])('%d → %s', (n, text) => {
     expect(formatCount(n)).toBe(text)
   })
@@ -44,7 +44,7 @@ describe('deviceKind', () => {
     ['Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15', 'H5'],
     ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36', 'PC'],
     ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15', 'PC'],
-    ['', 'PC'],
+    ['', 'PC']
   ])('%s → %s', (ua, kind) => {
     expect(deviceKind(ua)).toBe(kind)
   })

@@ -11,7 +11,7 @@ import {
   grantedCodes,
   guardRedirect,
   hasPermission,
-  isPathAllowed,
+  isPathAllowed
 } from '../../src/core/permissions'
 import { $permissionTree, $systemConfig, $token, $user } from '../../src/core/stores'
 import { PREMISSION_MENUS_KEY } from '../../src/core/wire'
@@ -32,7 +32,7 @@ describe('buildMenu', () => {
       'AI_TOOLS_GALLERY',
       'AI_TOOLS_IMAGE',
       'AI_TOOLS_ORDER_PLATFORM',
-      'AI_TOOLS_ORDER_PLATFORM_QUALITY',
+      'AI_TOOLS_ORDER_PLATFORM_QUALITY'
     ])
     expect(menu[0]).toEqual({ permissionName: 'AI对话', permissionCode: 'AI_TOOLS_CHAT', path: '/chat', icon: 'chat' })
   })
@@ -49,9 +49,7 @@ describe('buildMenu', () => {
 
   it('keeps AI_TOOLS_SD as a hidden child of painting', () => {
     const painting = buildMenu(fullTree(), systemConfig).find((m) => m.permissionCode === 'AI_TOOLS_PAINTING')
-    expect(painting?.children).toEqual([
-      { permissionName: 'SD绘画', permissionCode: 'AI_TOOLS_SD', path: '/sd', icon: 'sd', hidden: true },
-    ])
+    expect(painting?.children).toEqual([{ permissionName: 'SD绘画', permissionCode: 'AI_TOOLS_SD', path: '/sd', icon: 'sd', hidden: true }])
   })
 
   it('an unchecked parent hides its checked children', () => {
@@ -79,7 +77,7 @@ describe('defaultMenu', () => {
       'AI_TOOLS_MUSIC',
       'AI_TOOLS_HOT',
       'AI_TOOLS_GALLERY',
-      'AI_TOOLS_IMAGE',
+      'AI_TOOLS_IMAGE'
     ])
   })
 })
@@ -103,9 +101,9 @@ describe('firstLeafPath', () => {
           permissionCode: 'P',
           path: '/p',
           icon: '',
-          children: [{ permissionName: 'c', permissionCode: 'C', path: '/p/c', icon: '' }],
-        },
-      ]),
+          children: [{ permissionName: 'c', permissionCode: 'C', path: '/p/c', icon: '' }]
+        }
+      ])
     ).toBe('/p/c')
   })
 
@@ -162,7 +160,7 @@ describe('activeMenuCode', () => {
     ['/orders', 'AI_TOOLS_ORDER_PLATFORM'],
     ['/orders/ordersDetail/1/2', 'AI_TOOLS_ORDER_PLATFORM'],
     ['/miracleOrders/ordersDetail/1/2', 'AI_TOOLS_ORDER_PLATFORM_QUALITY'],
-    ['/usercenter', null],
+    ['/usercenter', null]
   ])('%s → %s', (path, code) => {
     expect(activeMenuCode(path, menu, systemConfig)).toBe(code)
   })
@@ -193,7 +191,7 @@ describe('stores', () => {
   it('grantedCodes lists checked codes under checked parents', () => {
     expect(grantedCodes([node('AI_TOOLS_PAINTING', 1, [node('AI_TOOLS_SD')]), node('AI_TOOLS_HOT', 0, [node('AI_TOOLS_SD')])])).toEqual([
       'AI_TOOLS_PAINTING',
-      'AI_TOOLS_SD',
+      'AI_TOOLS_SD'
     ])
   })
 

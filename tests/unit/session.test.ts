@@ -40,11 +40,7 @@ describe('redirect login (?login=)', () => {
     history.replaceState(null, '', `/chat?from=wx&login=${encodeURIComponent(encode(payload))}&x=1#top`)
     expect(consumeRedirectLogin()).toEqual(payload)
     expect(location.pathname + location.search + location.hash).toBe('/chat?from=wx&x=1#top')
-    expect([getCookie('lingxi_token'), getCookie('lingxi_account_id'), getCookie('lingxi_phone')]).toEqual([
-      'tok-wx',
-      'acc-9',
-      '13800138000',
-    ])
+    expect([getCookie('lingxi_token'), getCookie('lingxi_account_id'), getCookie('lingxi_phone')]).toEqual(['tok-wx', 'acc-9', '13800138000'])
     expect($token.get()).toBe('tok-wx')
   })
 
@@ -68,7 +64,7 @@ describe('redirect login (?login=)', () => {
     ['no accountId', encode({ accessToken: 't', phone: '1' })],
     ['no phone', encode({ accessToken: 't', accountId: 'a' })],
     ['an array', encode(['t', 'a', '1'])],
-    ['null', encode(null)],
+    ['null', encode(null)]
   ])('ignores %s with a warning (and still cleans the URL)', (_, value) => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     history.replaceState(null, '', `/chat?login=${encodeURIComponent(value)}`)
@@ -103,7 +99,7 @@ describe('startSession', () => {
     expect(server.calls.map((c) => `${c.path} ${c.authorization ?? ''}`).sort()).toEqual([
       '/api/v1/user/info Bearer tok-cookie',
       '/api/v1/userPermission Bearer tok-cookie',
-      '/config/system.json ',
+      '/config/system.json '
     ])
     expect($user.get()).toEqual(user)
     expect($permissionTree.get()).toEqual(fullTree())

@@ -56,7 +56,7 @@ afterAll(
     new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())
-    }),
+    })
 )
 beforeEach(() => {
   resetCore()
@@ -88,7 +88,7 @@ describe('subscribe', () => {
     expect(events).toEqual([
       ['delta', { content: '你' }, '1'],
       ['delta', { thinking: '想' }, '2'],
-      ['done', { status: 'complete', usage: { promptTokens: 1, completionTokens: 2, charged: 3 }, messageId: 'm1' }, '3'],
+      ['done', { status: 'complete', usage: { promptTokens: 1, completionTokens: 2, charged: 3 }, messageId: 'm1' }, '3']
     ])
   })
 
@@ -108,7 +108,7 @@ describe('subscribe', () => {
         ': ping\n\n',
         'id: 2\r\nevent: delta\r\ndata: {"content":"a\\nb"}\r\n\r',
         '\nid: 3\nevent: stopped\ndata: {"status":"interrput","messageId":"m"}\n',
-        '\n',
+        '\n'
       ])
       res.end()
     }
@@ -117,7 +117,7 @@ describe('subscribe', () => {
     expect(events).toEqual([
       ['delta', { content: '灵犀' }, '1'],
       ['delta', { content: 'a\nb' }, '2'],
-      ['stopped', { status: 'interrput', messageId: 'm' }, '3'],
+      ['stopped', { status: 'interrput', messageId: 'm' }, '3']
     ])
   })
 
@@ -145,7 +145,7 @@ describe('subscribe', () => {
       backoff: (attempt) => {
         delays.push(attempt)
         return 5
-      },
+      }
     })
     expect(seen.map((s) => s.headers['last-event-id'])).toEqual([undefined, '2', '2'])
     expect(events.map(([name, data]) => `${name}:${(data as { content?: string }).content ?? ''}`)).toEqual(['delta:a', 'delta:b', 'delta:c', 'done:'])
@@ -196,7 +196,7 @@ describe('subscribe', () => {
 
   it.each([
     [40400001, 404, '消息不存在'],
-    [50011005, 401, '登录已过期'],
+    [50011005, 401, '登录已过期']
   ])('throws ApiError %i when the server answers the envelope instead of a stream', async (code, status, message) => {
     handler = (_req, res) => {
       res.writeHead(status, { 'content-type': 'application/json' })

@@ -9,7 +9,7 @@ describe('without a DOM (server rendering)', () => {
       ...(await import('../../src/core/auth')),
       ...(await import('../../src/core/cookies')),
       ...(await import('../../src/core/events')),
-      ...(await import('../../src/core/format')),
+      ...(await import('../../src/core/format'))
     }
     expect(core.$token.get()).toBeNull()
     expect(core.$user.get()).toBeNull()

@@ -74,7 +74,7 @@ describe('the anchor', () => {
     ;(globalThis as Record<symbol, unknown>)[KEY] = {
       v: 1,
       registry: {},
-      boot: { apiBase: 'https://api.lingxi.test/', cookieDomain: '.lingxi.test' },
+      boot: { apiBase: 'https://api.lingxi.test/', cookieDomain: '.lingxi.test' }
     }
     vi.resetModules()
     const core: Core = await import('../../src/core')

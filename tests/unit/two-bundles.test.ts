@@ -20,9 +20,9 @@ const bypassShared: Plugin = {
     b.onLoad({ filter: /src[\\/]core[\\/]shared\.ts$/ }, () => ({
       loader: 'ts',
       contents: `export const anchor = () => ({ v: 1, registry: {} })
-export function shared<T>(_key: string, create: () => T): T { return create() }`,
+export function shared<T>(_key: string, create: () => T): T { return create() }`
     }))
-  },
+  }
 }
 
 /** Builds a separate IIFE bundle of core (like a CDN widget chunk) that exposes it on globalThis[name]. */
@@ -34,7 +34,7 @@ import { installGlobalListeners } from './src/core/events.ts'
 import { buildMenu } from './src/core/permissions.ts'
 globalThis[${JSON.stringify(name)}] = { ...core, installGlobalListeners, buildMenu }`,
       resolveDir: root,
-      loader: 'ts',
+      loader: 'ts'
     },
     bundle: true,
     format: 'iife',
@@ -42,7 +42,7 @@ globalThis[${JSON.stringify(name)}] = { ...core, installGlobalListeners, buildMe
     write: false,
     define: { 'process.env.NODE_ENV': '"production"', __LINGXI_MENU__: menuDefine },
     plugins,
-    logLevel: 'silent',
+    logLevel: 'silent'
   })
   return result.outputFiles[0]!.text
 }

@@ -5,7 +5,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError, NetworkError } from '../../src/core/api'
 import { configure } from '../../src/core/config'
 import { $token } from '../../src/core/stores'
-import { checkUpload, MSG_UPLOAD_EMPTY, MSG_UPLOAD_TOO_LARGE, MSG_UPLOAD_TYPE, sniffImageType, UPLOAD_MAX_BYTES, uploadImage, uploadName } from '../../src/core/upload'
+import {
+  checkUpload,
+  MSG_UPLOAD_EMPTY,
+  MSG_UPLOAD_TOO_LARGE,
+  MSG_UPLOAD_TYPE,
+  sniffImageType,
+  UPLOAD_MAX_BYTES,
+  uploadImage,
+  uploadName
+} from '../../src/core/upload'
 import { resetCore } from './helpers/reset'
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82, 1, 2, 3])
@@ -50,7 +59,7 @@ async function startUploadServer() {
         headers: { 'Content-Type': input.contentType },
         expiresAt: Date.now() + 600_000,
         key: 'images/k1.png',
-        fileUrl: '/files/images/k1.png',
+        fileUrl: '/files/images/k1.png'
       })
     }
     if (url.pathname.startsWith('/api/v1/oss/upload/put/')) {
@@ -72,7 +81,7 @@ async function startUploadServer() {
         size: 19,
         width: 1,
         height: 2,
-        createTime: 1,
+        createTime: 1
       })
     }
     res.statusCode = 404
@@ -88,7 +97,7 @@ async function startUploadServer() {
       new Promise<void>((resolve) => {
         server.closeAllConnections()
         server.close(() => resolve())
-      }),
+      })
   }
 }
 

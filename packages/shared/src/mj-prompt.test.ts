@@ -19,14 +19,14 @@ describe('parsePrompt: options', () => {
     ['a cat --niji 6', { prompt: 'a cat', niji: '6' }],
     ['a cat --niji', { prompt: 'a cat', niji: '' }],
     ['a cat --iw 1.5', { prompt: 'a cat', iw: 1.5 }],
-    ['a cat --AR 3:2 --V 6', { prompt: 'a cat', aspect: '3:2', version: '6' }],
+    ['a cat --AR 3:2 --V 6', { prompt: 'a cat', aspect: '3:2', version: '6' }]
   ])('%j', (text, expected) => {
     expect(parsePrompt(text)).toEqual(P(expected))
   })
 
   it('reads every option at once, in any order', () => {
     expect(parsePrompt('sunset over sea --seed 42 --iw 2 --s 100 --q 1 --style raw --v 6.1 --ar 21:9')).toEqual(
-      P({ prompt: 'sunset over sea', seed: 42, iw: 2, stylize: 100, quality: 1, style: 'raw', version: '6.1', aspect: '21:9' }),
+      P({ prompt: 'sunset over sea', seed: 42, iw: 2, stylize: 100, quality: 1, style: 'raw', version: '6.1', aspect: '21:9' })
     )
   })
 
@@ -87,7 +87,7 @@ describe('parsePrompt: options', () => {
 describe('parsePrompt: leading image URLs', () => {
   it('takes http(s) URLs at the start only', () => {
     expect(parsePrompt('https://a.test/1.png http://b.test/2.jpg a red fox --iw 2')).toEqual(
-      P({ pictures: ['https://a.test/1.png', 'http://b.test/2.jpg'], prompt: 'a red fox', iw: 2 }),
+      P({ pictures: ['https://a.test/1.png', 'http://b.test/2.jpg'], prompt: 'a red fox', iw: 2 })
     )
     expect(parsePrompt('a fox https://a.test/1.png')).toEqual(P({ prompt: 'a fox https://a.test/1.png' }))
   })
@@ -110,7 +110,7 @@ describe('parsePrompt: leading image URLs', () => {
 describe('parsePrompt: Chinese text and input methods', () => {
   it('Chinese prompt with options', () => {
     expect(parsePrompt('一只在雨中奔跑的橘猫，电影感 --ar 16:9 --v 6.1 --s 250')).toEqual(
-      P({ prompt: '一只在雨中奔跑的橘猫，电影感', aspect: '16:9', version: '6.1', stylize: 250 }),
+      P({ prompt: '一只在雨中奔跑的橘猫，电影感', aspect: '16:9', version: '6.1', stylize: 250 })
     )
   })
   it('em dash, double em dash, en dash, full-width hyphen as --', () => {
@@ -144,7 +144,20 @@ describe('parsePrompt: Chinese text and input methods', () => {
 describe('buildPrompt', () => {
   it('writes the canonical order and names', () => {
     expect(
-      buildPrompt(P({ prompt: 'a cat', pictures: ['https://a.test/1.png'], seed: 1, aspect: '16:9', stylize: 250, version: '6.1', quality: 0.5, style: 'raw', iw: 2, rest: '--tile' })),
+      buildPrompt(
+        P({
+          prompt: 'a cat',
+          pictures: ['https://a.test/1.png'],
+          seed: 1,
+          aspect: '16:9',
+          stylize: 250,
+          version: '6.1',
+          quality: 0.5,
+          style: 'raw',
+          iw: 2,
+          rest: '--tile'
+        })
+      )
     ).toBe('https://a.test/1.png a cat --ar 16:9 --v 6.1 --style raw --s 250 --q 0.5 --iw 2 --seed 1 --tile')
   })
   it('bare niji and niji with a version', () => {
@@ -167,7 +180,7 @@ describe('round trips', () => {
     'x --no dogs --tile --chaos 20',
     'castle --ar 1:1 --no people trees --sref https://a.test/s.png --stop 80',
     '--ar 1:1',
-    '',
+    ''
   ]
   it.each(samples)('canonical %j: build(parse(x)) === x', (text) => {
     expect(buildPrompt(parsePrompt(text))).toBe(text)
@@ -181,7 +194,7 @@ describe('round trips', () => {
     'x --ar wide --s --seed 3',
     '<https://a.test/1.png> fox --iw .5 --no tail',
     'x --seed 5 --seed 6 --S 7',
-    '猫 --niji cute --v 6',
+    '猫 --niji cute --v 6'
   ]
   it.each(messy)('messy %j: parse(build(parse(x))) equals parse(x)', (text) => {
     const once = parsePrompt(text)
@@ -219,7 +232,7 @@ describe('checkPrompt', () => {
     ['x --iw 3.5', '--iw'],
     ['x --q 0', '--q'],
     ['x --ar 5:1', '--ar'],
-    ['x --v 6 --niji 6', '--niji'],
+    ['x --v 6 --niji 6', '--niji']
   ])('%j names %s', (text, name) => {
     expect(checkPrompt(parsePrompt(text))).toContain(name)
   })

@@ -64,7 +64,7 @@ const ALIASES: Record<string, Key> = {
   q: 'quality',
   quality: 'quality',
   iw: 'iw',
-  seed: 'seed',
+  seed: 'seed'
 }
 const CANONICAL: Record<Key, string> = {
   aspect: 'ar',
@@ -74,7 +74,7 @@ const CANONICAL: Record<Key, string> = {
   stylize: 's',
   quality: 'q',
   iw: 'iw',
-  seed: 'seed',
+  seed: 'seed'
 }
 
 /**
@@ -82,10 +82,46 @@ const CANONICAL: Record<Key, string> = {
  * an arbitrary word would more likely be prose. After ` --` any name counts as an option.
  */
 const OTHER_NAMES = [
-  'no', 'chaos', 'c', 'tile', 'weird', 'w', 'sref', 'sw', 'sv', 'cref', 'cw', 'oref', 'ow', 'stop', 'repeat',
-  'r', 'video', 'p', 'personalize', 'profile', 'exp', 'draft', 'fast', 'relax', 'turbo', 'hd', 'test', 'testp',
-  'uplight', 'upbeta', 'upanime', 'creative', 'public', 'stealth', 'raw', 'motion', 'loop', 'end',
-  'bs', 'batch',
+  'no',
+  'chaos',
+  'c',
+  'tile',
+  'weird',
+  'w',
+  'sref',
+  'sw',
+  'sv',
+  'cref',
+  'cw',
+  'oref',
+  'ow',
+  'stop',
+  'repeat',
+  'r',
+  'video',
+  'p',
+  'personalize',
+  'profile',
+  'exp',
+  'draft',
+  'fast',
+  'relax',
+  'turbo',
+  'hd',
+  'test',
+  'testp',
+  'uplight',
+  'upbeta',
+  'upanime',
+  'creative',
+  'public',
+  'stealth',
+  'raw',
+  'motion',
+  'loop',
+  'end',
+  'bs',
+  'batch'
 ]
 const KNOWN_NAMES = new Set([...Object.keys(ALIASES), ...OTHER_NAMES])
 
@@ -150,7 +186,9 @@ function readValue(key: Key, raw: string | undefined): string | number | undefin
 
 /** Splits prompt text into pictures, words, known options and the rest. Never throws. */
 export function parsePrompt(text: string): ParsedPrompt {
-  const tokens = normaliseMarkers(String(text ?? '')).split(/\s+/).filter(Boolean)
+  const tokens = normaliseMarkers(String(text ?? ''))
+    .split(/\s+/)
+    .filter(Boolean)
   const out: ParsedPrompt = { prompt: '', pictures: [], rest: '' }
   const words: string[] = []
   const rest: string[] = []
@@ -228,11 +266,7 @@ export function buildPrompt(parsed: Partial<ParsedPrompt>): string {
  * Sets (or, with undefined, removes) one option in prompt text and returns the canonical text. Setting a
  * version removes niji and the other way round (Midjourney takes one of them).
  */
-export function setPromptOption<K extends PromptOptionKey>(
-  text: string,
-  key: K,
-  value: ParsedPrompt[K] | undefined,
-): string {
+export function setPromptOption<K extends PromptOptionKey>(text: string, key: K, value: ParsedPrompt[K] | undefined): string {
   const parsed = parsePrompt(text)
   if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) delete parsed[key]
   else {
@@ -249,10 +283,8 @@ export function checkPrompt(parsed: ParsedPrompt): string | null {
     return `风格化 --s 必须在 ${STYLIZE_RANGE.min}–${STYLIZE_RANGE.max} 之间`
   if (parsed.seed !== undefined && (parsed.seed < SEED_RANGE.min || parsed.seed > SEED_RANGE.max))
     return `种子 --seed 必须在 ${SEED_RANGE.min}–${SEED_RANGE.max} 之间`
-  if (parsed.iw !== undefined && (parsed.iw < IW_RANGE.min || parsed.iw > IW_RANGE.max))
-    return `图片权重 --iw 必须在 ${IW_RANGE.min}–${IW_RANGE.max} 之间`
-  if (parsed.quality !== undefined && !(parsed.quality > 0 && parsed.quality <= 4))
-    return '质量 --q 必须是 0.25、0.5、1、2 或 4'
+  if (parsed.iw !== undefined && (parsed.iw < IW_RANGE.min || parsed.iw > IW_RANGE.max)) return `图片权重 --iw 必须在 ${IW_RANGE.min}–${IW_RANGE.max} 之间`
+  if (parsed.quality !== undefined && !(parsed.quality > 0 && parsed.quality <= 4)) return '质量 --q 必须是 0.25、0.5、1、2 或 4'
   if (parsed.aspect !== undefined) {
     const [w = 0, h = 0] = parsed.aspect.split(':').map(Number)
     if (!(w > 0 && h > 0) || w / h > 4 || h / w > 4 || w > 10000 || h > 10000) return '画面比例 --ar 不能超过 4:1 或 1:4'

@@ -88,11 +88,7 @@ async function changeCodes(db: Db, target: string, change: (current: Set<string>
     change(codes)
     // Stored in the tree's order, so listings read the same way every time.
     const ordered = knownPermissionCodes().filter((code) => codes.has(code))
-    const [updated] = await tx
-      .update(accounts)
-      .set({ permissionCodes: ordered, updatedAt: new Date() })
-      .where(eq(accounts.id, row.id))
-      .returning()
+    const [updated] = await tx.update(accounts).set({ permissionCodes: ordered, updatedAt: new Date() }).where(eq(accounts.id, row.id)).returning()
     if (!updated) throw new AdminError(`No account with id ${account.id}`)
     return updated
   })

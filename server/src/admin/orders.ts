@@ -59,7 +59,11 @@ export async function runOrdersCommand(args: string[], io: { out(line: string): 
   const [area, sub, ...rest] = args
   try {
     if (area === 'activity' && sub === 'create') {
-      const o = options(rest, ['quality'], ['title', 'brief', 'requirements', 'platform', 'reward-fen', 'budget-fen', 'start', 'end', 'sessions', 'places', 'cover'])
+      const o = options(
+        rest,
+        ['quality'],
+        ['title', 'brief', 'requirements', 'platform', 'reward-fen', 'budget-fen', 'start', 'end', 'sessions', 'places', 'cover']
+      )
       const platform = text('platform', o.platform) as Platform
       if (!PLATFORMS.includes(platform)) throw new AdminError(`--platform must be one of ${PLATFORMS.join(', ')}`, 2)
       const now = Date.now()
@@ -86,7 +90,9 @@ export async function runOrdersCommand(args: string[], io: { out(line: string): 
       const rows = await withDb((db) => listActivitiesForOperator(db))
       if (rows.length === 0) io.out('No activities yet.')
       for (const a of rows) {
-        io.out(`${a.id}  ${a.quality ? '[优质] ' : ''}${a.title}  ${a.platform}  reward ${fen(a.rewardFen)}  budget ${fen(a.budgetFen)}  reserved ${fen(a.reservedFen)}  spent ${fen(a.spentFen)}  ${day(a.startTime)} → ${day(a.endTime)}`)
+        io.out(
+          `${a.id}  ${a.quality ? '[优质] ' : ''}${a.title}  ${a.platform}  reward ${fen(a.rewardFen)}  budget ${fen(a.budgetFen)}  reserved ${fen(a.reservedFen)}  spent ${fen(a.spentFen)}  ${day(a.startTime)} → ${day(a.endTime)}`
+        )
       }
       return 0
     }
@@ -96,7 +102,9 @@ export async function runOrdersCommand(args: string[], io: { out(line: string): 
       const rows = await withDb((db) => listSubmissions(db, status))
       if (rows.length === 0) io.out(status === 'submitted' ? 'No submissions waiting for review.' : `No ${status} orders.`)
       for (const r of rows) {
-        io.out(`${r.order.id}  ${r.quality ? '[优质] ' : ''}${r.title}  +${r.enCode} ${r.phone}  ${fen(r.order.rewardFen)}  submitted ${day(r.order.submitTime)}`)
+        io.out(
+          `${r.order.id}  ${r.quality ? '[优质] ' : ''}${r.title}  +${r.enCode} ${r.phone}  ${fen(r.order.rewardFen)}  submitted ${day(r.order.submitTime)}`
+        )
         if (r.order.link) io.out(`    link: ${r.order.link}`)
         for (const s of r.order.screenshots) io.out(`    screenshot: ${s}`)
       }
@@ -104,7 +112,8 @@ export async function runOrdersCommand(args: string[], io: { out(line: string): 
     }
     if (area === 'review' && (sub === 'approve' || sub === 'reject')) {
       const [orderId, ...more] = rest
-      if (!orderId || orderId.startsWith('--')) throw new AdminError(`Usage: lingxi-admin orders review ${sub} <orderId>${sub === 'reject' ? ' --reason R' : ''}`, 2)
+      if (!orderId || orderId.startsWith('--'))
+        throw new AdminError(`Usage: lingxi-admin orders review ${sub} <orderId>${sub === 'reject' ? ' --reason R' : ''}`, 2)
       if (sub === 'approve') {
         if (more.length > 0) throw new AdminError(`Unknown option: ${more[0]}`, 2)
         const row = await withDb((db) => approveOrder(db, orderId))

@@ -37,7 +37,10 @@ export async function storeCode(db: Db, phone: Phone, purpose: SmsPurpose, code:
 
 /** For a code that never reached the phone (the gateway failed). */
 export async function voidCode(db: Db, id: number, now: number): Promise<void> {
-  await db.update(smsCodes).set({ usedAt: new Date(now) }).where(eq(smsCodes.id, id))
+  await db
+    .update(smsCodes)
+    .set({ usedAt: new Date(now) })
+    .where(eq(smsCodes.id, id))
 }
 
 /**
@@ -77,14 +80,7 @@ export async function consumeCode(tx: Tx, id: number, now: number): Promise<void
   const used = await tx
     .update(smsCodes)
     .set({ usedAt: new Date(now) })
-    .where(
-      and(
-        eq(smsCodes.id, id),
-        isNull(smsCodes.usedAt),
-        lt(smsCodes.attempts, MAX_WRONG_ATTEMPTS),
-        gt(smsCodes.expiresAt, new Date(now))
-      )
-    )
+    .where(and(eq(smsCodes.id, id), isNull(smsCodes.usedAt), lt(smsCodes.attempts, MAX_WRONG_ATTEMPTS), gt(smsCodes.expiresAt, new Date(now))))
     .returning({ id: smsCodes.id })
   if (used.length === 0) throw new ApiError(50011002, '验证码已失效，请重新获取')
 }

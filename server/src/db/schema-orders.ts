@@ -34,7 +34,10 @@ export const orderActivities = pgTable(
     check('order_activities_platform_check', sql`${t.platform} in ('xiaohongshu', 'douyin', 'wechat_mp', 'weibo', 'bilibili', 'other')`),
     check('order_activities_reward_check', sql`${t.rewardFen} > 0`),
     // Budget accounting: nothing is promised or paid beyond the budget, even under concurrency.
-    check('order_activities_budget_check', sql`${t.reservedFen} >= 0 and ${t.spentFen} >= 0 and ${t.spentFen} <= ${t.reservedFen} and ${t.reservedFen} <= ${t.budgetFen}`),
+    check(
+      'order_activities_budget_check',
+      sql`${t.reservedFen} >= 0 and ${t.spentFen} >= 0 and ${t.spentFen} <= ${t.reservedFen} and ${t.reservedFen} <= ${t.budgetFen}`
+    ),
     check('order_activities_time_check', sql`${t.endTime} > ${t.startTime}`)
   ]
 )

@@ -52,10 +52,7 @@ export const paintingTasks = pgTable(
     // Not unique: midjourney-proxy answers code 21 (exists) with the same task for a repeated U.
     index('painting_tasks_upstream_idx').on(t.provider, t.upstreamId),
     check('painting_tasks_kind_check', sql`${t.kind} in ('mj', 'sd')`),
-    check(
-      'painting_tasks_status_check',
-      sql`${t.status} in ('NOT_START', 'SUBMITTED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'INTERRPUT', 'TIMEOUT')`
-    ),
+    check('painting_tasks_status_check', sql`${t.status} in ('NOT_START', 'SUBMITTED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'INTERRPUT', 'TIMEOUT')`),
     check('painting_tasks_progress_check', sql`${t.progress} between 0 and 100`),
     check('painting_tasks_charged_check', sql`${t.charged} >= 0`)
   ]

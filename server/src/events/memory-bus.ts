@@ -1,11 +1,4 @@
-import {
-  type AccountListener,
-  type ControlMessage,
-  DEFAULT_RETENTION_MS,
-  type EventBus,
-  type StreamEvent,
-  type StreamListener
-} from './bus.js'
+import { type AccountListener, type ControlMessage, DEFAULT_RETENTION_MS, type EventBus, type StreamEvent, type StreamListener } from './bus.js'
 
 interface Follower {
   listener: StreamListener
@@ -55,10 +48,13 @@ export function createMemoryBus({ retentionMs = DEFAULT_RETENTION_MS }: { retent
     s.expiry = setTimeout(() => drop(key, s), retentionMs)
     s.expiry.unref()
   }
-  const sweep = setInterval(() => {
-    const quietSince = Date.now() - retentionMs
-    for (const [key, s] of streams) if (!s.expiry && s.touched <= quietSince) drop(key, s)
-  }, Math.min(retentionMs, 60_000))
+  const sweep = setInterval(
+    () => {
+      const quietSince = Date.now() - retentionMs
+      for (const [key, s] of streams) if (!s.expiry && s.touched <= quietSince) drop(key, s)
+    },
+    Math.min(retentionMs, 60_000)
+  )
   sweep.unref()
 
   const detach = (s: Stream, f: Follower) => {

@@ -1,12 +1,5 @@
 import { Redis } from 'ioredis'
-import {
-  type AccountListener,
-  type ControlMessage,
-  DEFAULT_RETENTION_MS,
-  type EventBus,
-  type StreamEvent,
-  type StreamListener
-} from './bus.js'
+import { type AccountListener, type ControlMessage, DEFAULT_RETENTION_MS, type EventBus, type StreamEvent, type StreamListener } from './bus.js'
 
 // XADD with id "0-*" lets Redis number the entries 0-1, 0-2 … atomically, whoever appends; the
 // sequence part is the event id. The expiry is renewed on every append, and the new entry is
@@ -77,9 +70,11 @@ export function createRedisBus({ url, prefix, retentionMs = DEFAULT_RETENTION_MS
   const queue = (channel: string, op: () => Promise<unknown>) => {
     const next = (channelOps.get(channel) ?? Promise.resolve()).then(op, op)
     channelOps.set(channel, next)
-    void next.finally(() => {
-      if (channelOps.get(channel) === next) channelOps.delete(channel)
-    }).catch(() => {})
+    void next
+      .finally(() => {
+        if (channelOps.get(channel) === next) channelOps.delete(channel)
+      })
+      .catch(() => {})
     return next
   }
   const acquire = (channel: string) => {
@@ -130,11 +125,13 @@ export function createRedisBus({ url, prefix, retentionMs = DEFAULT_RETENTION_MS
 
   // A live announcement: the next event goes straight out; a gap (missed announcement) is filled from the stream.
   const onLive = (f: Follower, e: StreamEvent) => {
-    f.chain = f.chain.then(async () => {
-      if (f.done || e.id <= f.last) return
-      if (e.id === f.last + 1) return deliver(f, e)
-      for (const missed of await rangeAfter(f.stream, f.last)) deliver(f, missed)
-    }).catch(onError)
+    f.chain = f.chain
+      .then(async () => {
+        if (f.done || e.id <= f.last) return
+        if (e.id === f.last + 1) return deliver(f, e)
+        for (const missed of await rangeAfter(f.stream, f.last)) deliver(f, missed)
+      })
+      .catch(onError)
   }
 
   sub.on('message', (channel: string, message: string) => {

@@ -144,4 +144,3 @@ export function lastEventId(header: string | undefined): number {
   if (!/^\d{1,15}$/.test(text)) return 0
   return Number(text)
 }
-

@@ -187,9 +187,7 @@ export function createBullQueue(options: BullQueueOptions): BullJobQueue {
         autorun: false
       })
       worker.on('error', (error) => report(`worker ${name}`, error))
-      worker.on('stalled', (jobId) =>
-        logger.warn('job lost its node; it runs again', { job: name, id: jobId.startsWith('#') ? idOfJobId(jobId) : jobId })
-      )
+      worker.on('stalled', (jobId) => logger.warn('job lost its node; it runs again', { job: name, id: jobId.startsWith('#') ? idOfJobId(jobId) : jobId }))
       workers.set(name, { worker, options: opts })
       void applyLimit(name).then(() => {
         if (closed) return

@@ -68,10 +68,13 @@ export function createMemoryQueue(options: { logger: Logger; timers?: JobTimers 
   }
 
   function later(job: Job, ms: number) {
-    const handle = timers.setTimeout(() => {
-      delayed.delete(handle)
-      if (!closed) enqueue(job)
-    }, Math.max(0, ms))
+    const handle = timers.setTimeout(
+      () => {
+        delayed.delete(handle)
+        if (!closed) enqueue(job)
+      },
+      Math.max(0, ms)
+    )
     delayed.set(handle, job)
   }
 

@@ -44,7 +44,12 @@ const ceil = (n: number) => Math.max(0, Math.ceil(n - 1e-9))
  * pays for; when it cannot pay for the prompt and a short answer, the send is refused (40200001).
  * Concurrent sends each hold their own share, so together they can never spend more than there is.
  */
-export async function holdTokens(tx: Tx, accountId: string, model: Pick<ModelEntry, 'price' | 'contextLength' | 'maxTokens'>, promptTokens: number): Promise<Hold> {
+export async function holdTokens(
+  tx: Tx,
+  accountId: string,
+  model: Pick<ModelEntry, 'price' | 'contextLength' | 'maxTokens'>,
+  promptTokens: number
+): Promise<Hold> {
   const answer = answerReserve(model)
   const promptCost = promptTokens * model.price.input
   const estimate = ceil(promptCost + answer * model.price.output)
@@ -151,7 +156,15 @@ export async function endStreaming(tx: Tx, where: SQL, at: Date, set: Partial<ty
   const rows = await tx
     .update(chatMessages)
     .set({ status: 'interrput', promptTokens: 0, completionTokens: 0, cost: 0, charged: 0, held: 0, updatedAt: at, ...set })
-    .where(and(streaming, inArray(chatMessages.id, held.map((h) => h.id))))
+    .where(
+      and(
+        streaming,
+        inArray(
+          chatMessages.id,
+          held.map((h) => h.id)
+        )
+      )
+    )
     .returning()
   const ended = new Set(rows.map((r) => r.id))
   const back = new Map<string, number>()
@@ -170,7 +183,10 @@ export function costOf(usage: { promptTokens: number; completionTokens: number }
  * The upstream's usage if it is believable: whole, non-negative, bounded numbers, and not zero
  * completion tokens for a reply that has text. Undefined otherwise (the caller counts the text).
  */
-export function validUsage(usage: { promptTokens: unknown; completionTokens: unknown } | undefined, produced: boolean): { promptTokens: number; completionTokens: number } | undefined {
+export function validUsage(
+  usage: { promptTokens: unknown; completionTokens: unknown } | undefined,
+  produced: boolean
+): { promptTokens: number; completionTokens: number } | undefined {
   if (!usage) return undefined
   const ok = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= MAX_USAGE_TOKENS
   if (!ok(usage.promptTokens) || !ok(usage.completionTokens)) return undefined

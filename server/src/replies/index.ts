@@ -20,5 +20,15 @@ export function createChat(
 ): ChatRuntime {
   const { db, config, bus, logger, now = Date.now, ...tuning } = deps
   const files = createConfigFiles({ dataDir: config.dataDir, logger })
-  return createChatRuntime({ db, bus, models: createChatModels(files, config.chat, logger), settings: config.chat, logger, now, leaseMs: config.chatLeaseMs, nodeId: config.nodeId, ...tuning })
+  return createChatRuntime({
+    db,
+    bus,
+    models: createChatModels(files, config.chat, logger),
+    settings: config.chat,
+    logger,
+    now,
+    leaseMs: config.chatLeaseMs,
+    nodeId: config.nodeId,
+    ...tuning
+  })
 }

@@ -139,13 +139,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   }
 
   /** To the reply's stream (replayable), then to the account channel with the requestId added. */
-  async function emit(
-    to: { accountId: string; requestId: string },
-    event: string,
-    data: Record<string, unknown>,
-    final = false,
-    json = JSON.stringify(data)
-  ) {
+  async function emit(to: { accountId: string; requestId: string }, event: string, data: Record<string, unknown>, final = false, json = JSON.stringify(data)) {
     try {
       await bus.append(streamKey(to.accountId, to.requestId), event, json, final)
     } catch (error) {
@@ -180,12 +174,15 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         .catch((error: unknown) => logger.error('saving a streaming reply failed', { error, replyId: job.replyId }))
     }
     // The lease: other nodes' sweeps leave a reply alone while its row keeps being touched.
-    const lease = setInterval(() => {
-      db.update(chatMessages)
-        .set({ updatedAt: new Date(now()) })
-        .where(and(eq(chatMessages.id, job.replyId), eq(chatMessages.status, 'streaming')))
-        .catch((error: unknown) => logger.error('renewing a reply lease failed', { error, replyId: job.replyId }))
-    }, Math.max(50, Math.floor(leaseMs / 3)))
+    const lease = setInterval(
+      () => {
+        db.update(chatMessages)
+          .set({ updatedAt: new Date(now()) })
+          .where(and(eq(chatMessages.id, job.replyId), eq(chatMessages.status, 'streaming')))
+          .catch((error: unknown) => logger.error('renewing a reply lease failed', { error, replyId: job.replyId }))
+      },
+      Math.max(50, Math.floor(leaseMs / 3))
+    )
     lease.unref()
     const grew = (text: string) => {
       pending += Buffer.byteLength(text)

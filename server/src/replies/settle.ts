@@ -42,9 +42,16 @@ export async function settleReply(
     const contentTokens = await countTokens(content)
     const upstream = status === 'complete' ? validUsage(end.usage, produced) : undefined
     if (end.usage && status === 'complete' && !upstream) {
-      logger.warn('the upstream reported an unbelievable usage; the reply is billed by its own count', { usage: end.usage, replyId: job.replyId, model: job.model.id })
+      logger.warn('the upstream reported an unbelievable usage; the reply is billed by its own count', {
+        usage: end.usage,
+        replyId: job.replyId,
+        model: job.model.id
+      })
     }
-    const counted = upstream ?? { promptTokens: produced ? job.promptTokens : 0, completionTokens: produced ? contentTokens + (await countTokens(thinking)) : 0 }
+    const counted = upstream ?? {
+      promptTokens: produced ? job.promptTokens : 0,
+      completionTokens: produced ? contentTokens + (await countTokens(thinking)) : 0
+    }
     const billable = produced && (status === 'complete' || (status === STOPPED && end.stoppedByUser))
     const cost = billable ? costOf(counted, job.model.price) : 0
     const row = await finishReply(db, {

@@ -76,7 +76,9 @@ export async function startToolReply(input: {
     } else {
       await tx.update(chatTopics).set({ updatedAt: at }).where(eq(chatTopics.id, topicId))
     }
-    await tx.insert(chatMessages).values({ id: messageId, accountId, topicId, role: 'user', content: question, status: 'complete', contentTokens, createdAt: at, updatedAt: at })
+    await tx
+      .insert(chatMessages)
+      .values({ id: messageId, accountId, topicId, role: 'user', content: question, status: 'complete', contentTokens, createdAt: at, updatedAt: at })
     await tx.insert(chatMessages).values({
       id: replyId,
       accountId,

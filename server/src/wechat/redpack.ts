@@ -179,7 +179,13 @@ export function createWechatPayer(options: PayClientOptions): RedPackPayer {
         raw = await postXml(`${s.baseUrl}/mmpaymkttransfers/sendredpack`, body, agent, s.timeoutMs)
       } catch (error) {
         // The packet may or may not have been accepted: the same mch_billno makes a retry safe.
-        return { kind: 'retry', errCode: 'NETWORK', message: '连接微信支付失败，红包暂未确认发出，请稍后再试（同一订单不会重复发放）', backoffMs: 0, raw: String(error) }
+        return {
+          kind: 'retry',
+          errCode: 'NETWORK',
+          message: '连接微信支付失败，红包暂未确认发出，请稍后再试（同一订单不会重复发放）',
+          backoffMs: 0,
+          raw: String(error)
+        }
       }
       let res: ReturnType<typeof fromXml>
       try {
@@ -207,7 +213,8 @@ export function createWechatPayer(options: PayClientOptions): RedPackPayer {
       } catch {
         return { kind: 'error', errCode: 'BAD_RESPONSE', message: '微信支付的应答无法识别，请稍后再查询', raw }
       }
-      if (field(res, 'return_code') !== 'SUCCESS') return { kind: 'error', errCode: 'RETURN_FAIL', message: `查询红包失败：${field(res, 'return_msg') || '未知错误'}`, raw }
+      if (field(res, 'return_code') !== 'SUCCESS')
+        return { kind: 'error', errCode: 'RETURN_FAIL', message: `查询红包失败：${field(res, 'return_msg') || '未知错误'}`, raw }
       if (field(res, 'result_code') !== 'SUCCESS') {
         const code = field(res, 'err_code')
         if (code === 'NOT_FOUND') return { kind: 'not-found', raw }

@@ -79,7 +79,16 @@ export async function startFakeA1111(options: { auth?: string } = {}): Promise<F
       return json(res, 200, {
         progress: fake.progress,
         eta_relative: 3.2,
-        state: { skipped: false, interrupted: false, job: '', job_count: 1, job_timestamp: '20240101000000', job_no: 0, sampling_step: Math.round(fake.progress * 20), sampling_steps: 20 },
+        state: {
+          skipped: false,
+          interrupted: false,
+          job: '',
+          job_count: 1,
+          job_timestamp: '20240101000000',
+          job_no: 0,
+          sampling_step: Math.round(fake.progress * 20),
+          sampling_steps: 20
+        },
         current_image: null,
         textinfo: null
       })
@@ -90,7 +99,10 @@ export async function startFakeA1111(options: { auth?: string } = {}): Promise<F
       return json(res, 200, {})
     }
     if (req.method === 'GET' && path === '/sdapi/v1/samplers') {
-      return json(res, 200, [{ name: 'DPM++ 2M', aliases: ['k_dpmpp_2m'], options: {} }, { name: 'Euler a', aliases: ['k_euler_a'], options: {} }])
+      return json(res, 200, [
+        { name: 'DPM++ 2M', aliases: ['k_dpmpp_2m'], options: {} },
+        { name: 'Euler a', aliases: ['k_euler_a'], options: {} }
+      ])
     }
     if (req.method === 'POST' && path === '/sdapi/v1/txt2img') {
       const b = body ?? {}

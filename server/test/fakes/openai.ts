@@ -109,7 +109,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export async function startFakeOpenAi({ apiKey = 'sk-fake-key-123456' }: { apiKey?: string } = {}): Promise<FakeOpenAi> {
   const requests: RecordedRequest[] = []
-  let choose: (request: RecordedRequest) => Behaviour = () => ({ kind: 'stream', chunks: ['你好', '，', '世界'], usage: { prompt_tokens: 9, completion_tokens: 3 } })
+  let choose: (request: RecordedRequest) => Behaviour = () => ({
+    kind: 'stream',
+    chunks: ['你好', '，', '世界'],
+    usage: { prompt_tokens: 9, completion_tokens: 3 }
+  })
   const sockets = new Set<import('node:net').Socket>()
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -173,7 +177,11 @@ export async function startFakeOpenAi({ apiKey = 'sk-fake-key-123456' }: { apiKe
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content: behaviour.content, ...(behaviour.reasoning === undefined ? {} : { reasoning_content: behaviour.reasoning }) },
+              message: {
+                role: 'assistant',
+                content: behaviour.content,
+                ...(behaviour.reasoning === undefined ? {} : { reasoning_content: behaviour.reasoning })
+              },
               logprobs: null,
               finish_reason: 'stop'
             }
@@ -214,10 +222,7 @@ export async function startFakeOpenAi({ apiKey = 'sk-fake-key-123456' }: { apiKe
     if (behaviour.firstByteDelayMs) await sleep(behaviour.firstByteDelayMs)
     if (behaviour.comment) write(`: keep-alive${eol}${eol}`)
     send(completionChunk(model, { role: 'assistant', content: '' }))
-    const deltas = [
-      ...(behaviour.reasoning ?? []).map((text) => ({ reasoning_content: text })),
-      ...behaviour.chunks.map((text) => ({ content: text }))
-    ]
+    const deltas = [...(behaviour.reasoning ?? []).map((text) => ({ reasoning_content: text })), ...behaviour.chunks.map((text) => ({ content: text }))]
     for (const [index, delta] of deltas.entries()) {
       if (behaviour.cutAfter !== undefined && index >= behaviour.cutAfter) return cut()
       if (behaviour.hangAfter !== undefined && index >= behaviour.hangAfter) return

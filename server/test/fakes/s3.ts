@@ -85,14 +85,24 @@ export async function startFakeS3(options: { now?: () => number } = {}): Promise
     }
     const names = signedHeaders.split(';')
     if (!names.includes('host')) return { ok: false, code: 'AccessDenied', message: 'host not signed' }
-    const headers = names.map((name) => `${name}:${String(req.headers[name] ?? '').trim().replace(/\s+/g, ' ')}`).join('\n')
+    const headers = names
+      .map(
+        (name) =>
+          `${name}:${String(req.headers[name] ?? '')
+            .trim()
+            .replace(/\s+/g, ' ')}`
+      )
+      .join('\n')
     const query = [...q]
       .filter(([k]) => k !== 'X-Amz-Signature')
       .map(([k, v]) => [rfc3986(k), rfc3986(v)] as const)
       .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
       .map(([k, v]) => `${k}=${v}`)
       .join('&')
-    const path = url.pathname.split('/').map((s) => rfc3986(decodeURIComponent(s))).join('/')
+    const path = url.pathname
+      .split('/')
+      .map((s) => rfc3986(decodeURIComponent(s)))
+      .join('/')
     const canonical = [req.method, path, query, `${headers}\n`, signedHeaders, payloadHash].join('\n')
     const scope = `${date}/${region}/s3/aws4_request`
     const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n')

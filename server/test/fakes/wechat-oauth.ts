@@ -32,7 +32,14 @@ export interface FakeWechatOAuth {
   close(): Promise<void>
 }
 
-const ERRMSG: Record<number, string> = { 40029: 'invalid code', 40163: 'code been used', 40125: 'invalid appsecret', 40013: 'invalid appid', 40001: 'invalid credential', [-1]: 'system error' }
+const ERRMSG: Record<number, string> = {
+  40029: 'invalid code',
+  40163: 'code been used',
+  40125: 'invalid appsecret',
+  40013: 'invalid appid',
+  40001: 'invalid credential',
+  [-1]: 'system error'
+}
 
 export async function startFakeWechatOAuth(options: { appId?: string; appSecret?: string } = {}): Promise<FakeWechatOAuth> {
   const codes = new Map<string, { user: FakeUser; used: boolean }>()
@@ -79,7 +86,9 @@ export async function startFakeWechatOAuth(options: { appId?: string; appSecret?
         return res.end()
       }
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-      return res.end(`<!doctype html><title>微信登录</title><p>请使用微信扫描二维码登录（测试替身）</p><a id="confirm" href="${back.toString().replace(/&/g, '&amp;')}">模拟扫码确认</a>`)
+      return res.end(
+        `<!doctype html><title>微信登录</title><p>请使用微信扫描二维码登录（测试替身）</p><a id="confirm" href="${back.toString().replace(/&/g, '&amp;')}">模拟扫码确认</a>`
+      )
     }
     if (url.pathname === '/sns/oauth2/access_token') {
       if (q.get('appid') !== fake.appId) return error(res, 40013)

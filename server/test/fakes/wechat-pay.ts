@@ -93,7 +93,14 @@ export async function startFakeWechatPay(options: { mchId?: string; apiKey?: str
     res.end(toXml(body))
   }
   const fail = (res: ServerResponse, errCode: string, extra: Record<string, unknown> = {}) =>
-    answer(res, { return_code: 'SUCCESS', return_msg: DESCRIPTIONS[errCode] ?? errCode, result_code: 'FAIL', err_code: errCode, err_code_des: DESCRIPTIONS[errCode] ?? errCode, ...extra })
+    answer(res, {
+      return_code: 'SUCCESS',
+      return_msg: DESCRIPTIONS[errCode] ?? errCode,
+      result_code: 'FAIL',
+      err_code: errCode,
+      err_code_des: DESCRIPTIONS[errCode] ?? errCode,
+      ...extra
+    })
 
   const server = createServer(async (req, res) => {
     const text = await read(req)
@@ -148,7 +155,10 @@ export async function startFakeWechatPay(options: { mchId?: string; apiKey?: str
       if (body.appid !== fake.appId || body.bill_type !== 'MCHT') return fail(res, 'PARAM_ERROR')
       const p = fake.packets.get(body.mch_billno ?? '')
       if (!p) return fail(res, 'NOT_FOUND', { mch_billno: body.mch_billno })
-      const hbinfo = p.rcvTime === null ? '' : `<hblist><hbinfo><openid><![CDATA[${p.openid}]]></openid><amount>${p.amount}</amount><rcv_time><![CDATA[${formatChinaTime(p.rcvTime)}]]></rcv_time></hbinfo></hblist>`
+      const hbinfo =
+        p.rcvTime === null
+          ? ''
+          : `<hblist><hbinfo><openid><![CDATA[${p.openid}]]></openid><amount>${p.amount}</amount><rcv_time><![CDATA[${formatChinaTime(p.rcvTime)}]]></rcv_time></hbinfo></hblist>`
       const xml = toXml({
         return_code: 'SUCCESS',
         return_msg: 'OK',

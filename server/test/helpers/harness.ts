@@ -136,10 +136,7 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
     ...(options.extend ? { extend: options.extend } : {})
   })
 
-  async function request<T = unknown>(
-    path: string,
-    init: RequestInit & { address?: string } = {}
-  ): Promise<Reply<T>> {
+  async function request<T = unknown>(path: string, init: RequestInit & { address?: string } = {}): Promise<Reply<T>> {
     const { address, ...rest } = init
     const env = { incoming: { socket: { remoteAddress: address ?? TEST_ADDRESS } }, outgoing: {} }
     const res = await app.request(path, rest, env)
@@ -172,11 +169,7 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
   }
 
   async function sendCode(phone: string, enCode = '86', address?: string) {
-    return post<{ withoutCode: 0 | 1 }>(
-      '/api/v1/auth/send-sms-code',
-      { enCode, phone, smsType: 'LOGIN', imgVerifyState: 1 },
-      address ? { address } : {}
-    )
+    return post<{ withoutCode: 0 | 1 }>('/api/v1/auth/send-sms-code', { enCode, phone, smsType: 'LOGIN', imgVerifyState: 1 }, address ? { address } : {})
   }
 
   async function login(phone: string, enCode = '86') {
@@ -206,9 +199,7 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
         total: sql<string>`coalesce(sum(${allowances.balance} + ${allowances.held}), 0)`
       })
       .from(allowances)
-    const [s] = await db
-      .select({ n: count(), revoked: sql<number>`count(${sessions.revokedAt})::int` })
-      .from(sessions)
+    const [s] = await db.select({ n: count(), revoked: sql<number>`count(${sessions.revokedAt})::int` }).from(sessions)
     const [c] = await db
       .select({ n: count(), used: sql<number>`count(${smsCodes.usedAt})::int`, attempts: sql<string>`coalesce(sum(${smsCodes.attempts}), 0)` })
       .from(smsCodes)

@@ -53,7 +53,12 @@ export function queueNodes(options: {
   if (url) {
     const own = options.labels.map(
       (label) =>
-        [label, options.bull ? createBullQueue({ url, prefix, logger: options.logger, ...options.bull }) : createJobQueue({ redisUrl: url, prefix, logger: options.logger })] as const
+        [
+          label,
+          options.bull
+            ? createBullQueue({ url, prefix, logger: options.logger, ...options.bull })
+            : createJobQueue({ redisUrl: url, prefix, logger: options.logger })
+        ] as const
     )
     engines = Object.fromEntries(own.filter(([, q]) => 'abandon' in q)) as Record<string, BullJobQueue>
     queues = Object.fromEntries(

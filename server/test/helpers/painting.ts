@@ -100,7 +100,9 @@ export async function createPaintingHarness(database: TestDatabase, options: Pai
 
   /** Stores a picture in Lingxi's storage, as an upload would, and returns its URL. */
   async function upload(colour = { r: 10, g: 200, b: 90 }, size = { width: 300, height: 200 }): Promise<string> {
-    const png = await sharp({ create: { ...size, channels: 3, background: colour } }).png().toBuffer()
+    const png = await sharp({ create: { ...size, channels: 3, background: colour } })
+      .png()
+      .toBuffer()
     const key = `uploads/test/${Math.random().toString(36).slice(2)}.png`
     await storage.put(key, new Uint8Array(png), 'image/png')
     return storage.publicUrl(key)

@@ -17,9 +17,7 @@ export default function EntryScreen() {
         <h1 className="mt-6 text-3xl md:text-4xl font-bold leading-tight">
           灵犀，<span className="text-primary">心有灵犀</span>的 AI 工具箱
         </h1>
-        <p className="mt-4 max-w-2xl text-muted text-base">
-          对话、绘画、音乐、热点、图床……一个手机号登录，全部工具随手可用；也能作为组件嵌入你的网站。
-        </p>
+        <p className="mt-4 max-w-2xl text-muted text-base">对话、绘画、音乐、热点、图床……一个手机号登录，全部工具随手可用；也能作为组件嵌入你的网站。</p>
         {!user && (
           <button
             type="button"

@@ -21,11 +21,7 @@ export default function ToolScreen({ route }: { route: RouteInfo }) {
       </p>
       {!user && (
         <div className="mt-8">
-          <button
-            type="button"
-            onClick={() => openLogin()}
-            className="h-11 px-6 rounded-xl bg-primary text-primary-ink font-semibold hover:brightness-110"
-          >
+          <button type="button" onClick={() => openLogin()} className="h-11 px-6 rounded-xl bg-primary text-primary-ink font-semibold hover:brightness-110">
             登录后使用
           </button>
         </div>

@@ -96,7 +96,7 @@ async function afterWechatLogin(event: Event): Promise<void> {
         openLogin('modify-phone')
       }
     },
-    (error: unknown) => notifyError(error),
+    (error: unknown) => notifyError(error)
   )
 }
 

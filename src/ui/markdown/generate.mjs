@@ -39,11 +39,52 @@ export const katexFonts: ReadonlyArray<readonly [family: string, file: string, w
 }
 
 const PRISM_LANGUAGES = [
-  'bash', 'c', 'cpp', 'csharp', 'css', 'dart', 'diff', 'docker', 'go', 'graphql', 'groovy', 'haskell',
-  'http', 'ini', 'java', 'javascript', 'json', 'jsx', 'kotlin', 'latex', 'less', 'lua', 'makefile',
-  'markdown', 'markup', 'matlab', 'nginx', 'objectivec', 'perl', 'php', 'powershell', 'protobuf',
-  'python', 'r', 'ruby', 'rust', 'scala', 'scss', 'shell-session', 'sql', 'swift', 'toml', 'tsx',
-  'typescript', 'visual-basic', 'yaml',
+  'bash',
+  'c',
+  'cpp',
+  'csharp',
+  'css',
+  'dart',
+  'diff',
+  'docker',
+  'go',
+  'graphql',
+  'groovy',
+  'haskell',
+  'http',
+  'ini',
+  'java',
+  'javascript',
+  'json',
+  'jsx',
+  'kotlin',
+  'latex',
+  'less',
+  'lua',
+  'makefile',
+  'markdown',
+  'markup',
+  'matlab',
+  'nginx',
+  'objectivec',
+  'perl',
+  'php',
+  'powershell',
+  'protobuf',
+  'python',
+  'r',
+  'ruby',
+  'rust',
+  'scala',
+  'scss',
+  'shell-session',
+  'sql',
+  'swift',
+  'toml',
+  'tsx',
+  'typescript',
+  'visual-basic',
+  'yaml'
 ]
 
 /** Ends the brace block opening at or after `from`: the index just past its closing brace. */
@@ -110,8 +151,8 @@ declare const Prism: {
   tokenize(text: string, grammar: unknown): Array<string | PrismToken>
 }
 export default Prism
-`,
-    ],
+`
+    ]
   ]
 
   const { languages } = JSON.parse(readFileSync(join(dir, 'components.json'), 'utf8'))
@@ -141,7 +182,7 @@ ${loaders}
 
 /** The grammars a grammar extends, to be applied before it. */
 export const grammarRequires: Record<string, readonly string[]> = ${JSON.stringify(table)}
-`,
+`
   ])
   return outputs
 }

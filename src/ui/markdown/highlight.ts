@@ -29,18 +29,64 @@ export const languageLoaders = grammarLoaders
 
 // Fence names people write → Prism's grammar names.
 const aliases: Record<string, string> = {
-  js: 'javascript', mjs: 'javascript', cjs: 'javascript', node: 'javascript',
-  ts: 'typescript', mts: 'typescript', cts: 'typescript',
-  py: 'python', python3: 'python', py3: 'python',
-  sh: 'bash', zsh: 'bash', shell: 'bash', console: 'shell-session', shellsession: 'shell-session',
-  html: 'markup', htm: 'markup', xml: 'markup', xhtml: 'markup', svg: 'markup', vue: 'markup', wxml: 'markup',
-  'c++': 'cpp', cc: 'cpp', cxx: 'cpp', hpp: 'cpp', h: 'c',
-  'c#': 'csharp', cs: 'csharp',
-  golang: 'go', rs: 'rust', rb: 'ruby', kt: 'kotlin', kts: 'kotlin',
-  yml: 'yaml', md: 'markdown', dockerfile: 'docker', ps: 'powershell', ps1: 'powershell', pwsh: 'powershell',
-  objc: 'objectivec', 'objective-c': 'objectivec', conf: 'ini', cfg: 'ini',
-  tex: 'latex', proto: 'protobuf', vb: 'visual-basic', vbnet: 'visual-basic', mysql: 'sql', postgresql: 'sql', psql: 'sql', plsql: 'sql',
-  jsonc: 'json', json5: 'json', gradle: 'groovy', mk: 'makefile', make: 'makefile', patch: 'diff',
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  node: 'javascript',
+  ts: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  py: 'python',
+  python3: 'python',
+  py3: 'python',
+  sh: 'bash',
+  zsh: 'bash',
+  shell: 'bash',
+  console: 'shell-session',
+  shellsession: 'shell-session',
+  html: 'markup',
+  htm: 'markup',
+  xml: 'markup',
+  xhtml: 'markup',
+  svg: 'markup',
+  vue: 'markup',
+  wxml: 'markup',
+  'c++': 'cpp',
+  cc: 'cpp',
+  cxx: 'cpp',
+  hpp: 'cpp',
+  h: 'c',
+  'c#': 'csharp',
+  cs: 'csharp',
+  golang: 'go',
+  rs: 'rust',
+  rb: 'ruby',
+  kt: 'kotlin',
+  kts: 'kotlin',
+  yml: 'yaml',
+  md: 'markdown',
+  dockerfile: 'docker',
+  ps: 'powershell',
+  ps1: 'powershell',
+  pwsh: 'powershell',
+  objc: 'objectivec',
+  'objective-c': 'objectivec',
+  conf: 'ini',
+  cfg: 'ini',
+  tex: 'latex',
+  proto: 'protobuf',
+  vb: 'visual-basic',
+  vbnet: 'visual-basic',
+  mysql: 'sql',
+  postgresql: 'sql',
+  psql: 'sql',
+  plsql: 'sql',
+  jsonc: 'json',
+  json5: 'json',
+  gradle: 'groovy',
+  mk: 'makefile',
+  make: 'makefile',
+  patch: 'diff'
 }
 
 /** A fence's language → the Prism grammar to load, or undefined (shown plain). */
@@ -59,13 +105,13 @@ export function loadLanguage(name: string): Promise<boolean> {
   if (!p) {
     const loader = languageLoaders[name]
     p = loader
-      ? Promise.all([loader(), ...(grammarRequires[name] ?? []).map(loadLanguage)]).then(
-          ([m, ...ok]) => {
+      ? Promise.all([loader(), ...(grammarRequires[name] ?? []).map(loadLanguage)])
+          .then(([m, ...ok]) => {
             if (!ok.every(Boolean)) throw new Error(`${name}: a grammar it needs failed to load`)
             m.default(Prism)
             return true
-          },
-        ).catch(() => (loading.delete(name), false))
+          })
+          .catch(() => (loading.delete(name), false))
       : Promise.resolve(false)
     loading.set(name, p)
   }

@@ -14,7 +14,9 @@ function answer(minLength: number): string {
   while (len < minLength) {
     n++
     push(`## 第 ${n} 部分：流式渲染\n\n`)
-    push(`这是第 ${n} 段说明，包含 **加粗**、*斜体*、\`inline code\` 和一个[链接](https://example.com/${n})。价格从 $5 到 $10 不等，公式 $a_${n}^2$ 也会出现。\n\n`)
+    push(
+      `这是第 ${n} 段说明，包含 **加粗**、*斜体*、\`inline code\` 和一个[链接](https://example.com/${n})。价格从 $5 到 $10 不等，公式 $a_${n}^2$ 也会出现。\n\n`
+    )
     push(`- 第一项 ${n}\n- 第二项，带有 ~~删除线~~\n- 第三项\n  - 嵌套 ${n}\n\n`)
     push('```ts\n' + Array.from({ length: 12 }, (_, i) => `const value${i} = compute(${n}, ${i}) // 第 ${i} 行`).join('\n') + '\n```\n\n')
     push(`| 名称 | 数值 |\n|---|---:|\n| 甲 | ${n} |\n| 乙 | ${n * 2} |\n| 丙 | ${n * 3} |\n\n`)
@@ -99,10 +101,42 @@ describe('incremental rendering', () => {
 
   it('shows at every step what a single render of the text so far shows, and ends as a one-shot render (property)', () => {
     const line = fc.constantFrom(
-      '# 标题', '## h2', 'plain text', 'text with *em* and **strong**', '- item', '  - nested', '1. one', '2) two', '* star',
-      '> quote', '>', '```', '```js', '~~~', '    indented code', '---', '***', '| a | b |', '|---|---|', '| 1 | 2 |',
-      'Setext', '===', '$$', 'x^2', '$a$ and $5 or $10', '\\[x\\]', '<div>', '</div>', '<br>', '- [ ] task', '#hashtag',
-      '[link](https://a.com)', '  continued', '', '', '',
+      '# 标题',
+      '## h2',
+      'plain text',
+      'text with *em* and **strong**',
+      '- item',
+      '  - nested',
+      '1. one',
+      '2) two',
+      '* star',
+      '> quote',
+      '>',
+      '```',
+      '```js',
+      '~~~',
+      '    indented code',
+      '---',
+      '***',
+      '| a | b |',
+      '|---|---|',
+      '| 1 | 2 |',
+      'Setext',
+      '===',
+      '$$',
+      'x^2',
+      '$a$ and $5 or $10',
+      '\\[x\\]',
+      '<div>',
+      '</div>',
+      '<br>',
+      '- [ ] task',
+      '#hashtag',
+      '[link](https://a.com)',
+      '  continued',
+      '',
+      '',
+      ''
     )
     fc.assert(
       fc.property(fc.array(line, { maxLength: 30 }), fc.integer({ min: 1, max: 9 }), (lines, step) => {
@@ -116,7 +150,7 @@ describe('incremental rendering', () => {
         expect(root.innerHTML).toBe(renderOnce(text).innerHTML)
         document.body.replaceChildren()
       }),
-      { numRuns: 120 },
+      { numRuns: 120 }
     )
   })
 

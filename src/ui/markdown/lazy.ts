@@ -3,5 +3,5 @@
 export const lazy = {
   highlight: () => import('./highlight'),
   katex: () => import('./math'),
-  mermaid: () => import('./mermaid'),
+  mermaid: () => import('./mermaid')
 }

@@ -40,7 +40,7 @@ export function Markdown({ text, streaming, className }: MarkdownProps) {
         r.update(latest.current.text, !latest.current.streaming)
         setReady(true)
       },
-      () => {},
+      () => {}
     )
     return () => {
       alive = false

@@ -10,7 +10,7 @@ describe('hasMath', () => {
     ['$$\n\\frac{a}{b}\n$$', true],
     ['\\[ a^2 + b^2 = c^2 \\]', true],
     ['\\(x_1\\)', true],
-    ['$a$ and $b$', true],
+    ['$a$ and $b$', true]
   ])('finds maths in %j', (text, expected) => {
     expect(hasMath(text)).toBe(expected)
   })
@@ -29,7 +29,7 @@ describe('hasMath', () => {
     ['$\n$', false],
     ['$$a\n\nb$$', false],
     ['no dollars at all', false],
-    ['', false],
+    ['', false]
   ])('finds no maths in %j', (text, expected) => {
     expect(hasMath(text)).toBe(expected)
   })

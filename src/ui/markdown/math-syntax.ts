@@ -4,7 +4,6 @@
 // spans a blank line (a paragraph break ends it), and `\$` is an escaped dollar. Display maths on
 // lines of its own is a paragraph whose delimiters are found inline, across its lines.
 
-
 /**
  * Maths inside a paragraph, sticky (it matches at `lastIndex`, the parser's position): groups
  * 1, 3, 5, 7 are the openers (`$$`, `\[`, `\(`, `$`), 2, 4, 6, 8 the TeX. Written out (it ships

@@ -51,7 +51,7 @@ export function renderTex(tex: string, display: boolean, doc: Document): Documen
     output: 'htmlAndMathml',
     maxSize: 50,
     maxExpand: 500,
-    errorColor: '#f5595b',
+    errorColor: '#f5595b'
   })
   return sanitize(html, doc, 'math')
 }

@@ -35,10 +35,22 @@ function init(): void {
       primaryBorderColor: '#fbab00',
       lineColor: '#9a9ca6',
       secondaryColor: '#202228',
-      tertiaryColor: '#202228',
+      tertiaryColor: '#202228'
     },
     // settings a diagram's %%{init}%% or front matter may not change
-    secure: ['secure', 'securityLevel', 'startOnLoad', 'maxTextSize', 'maxEdges', 'suppressErrorRendering', 'htmlLabels', 'flowchart', 'themeCSS', 'fontFamily', 'dompurifyConfig'],
+    secure: [
+      'secure',
+      'securityLevel',
+      'startOnLoad',
+      'maxTextSize',
+      'maxEdges',
+      'suppressErrorRendering',
+      'htmlLabels',
+      'flowchart',
+      'themeCSS',
+      'fontFamily',
+      'dompurifyConfig'
+    ]
   })
 }
 

@@ -24,11 +24,23 @@ describe('markdown → DOM', () => {
     ['`a` ``b`c`` ` d ` `` ` `` `x\ny` `open', '<p><code>a</code> <code>b`c</code> <code>d</code> <code>`</code> <code>x y</code> `open</p>'],
     ['`**not bold** <b>`', '<p><code>**not bold** &lt;b&gt;</code></p>'],
     // links, titles (parsed, not shown), angle destinations, parentheses, autolinks, bare URLs
-    ['[文](https://a.example/x "标题") [b](<https://a.example/a b>) [c](https://en.wikipedia.org/wiki/C_(语言))', `<p>${A('https://a.example/x', '文')} ${A('https://a.example/a%20b', 'b')} ${A('https://en.wikipedia.org/wiki/C_(%E8%AF%AD%E8%A8%80)', 'c')}</p>`],
-    ['<https://a.example/?q=1> 见 https://a.example/p。以及 (https://a.example/q) 和 www.a.example.', `<p>${A('https://a.example/?q=1', 'https://a.example/?q=1')} 见 ${A('https://a.example/p', 'https://a.example/p')}。以及 (${A('https://a.example/q', 'https://a.example/q')}) 和 ${A('http://www.a.example/', 'www.a.example')}.</p>`],
-    ['**[粗链接](https://a.example)** [**粗**](https://a.example) [https://a.example](https://b.example)', `<p><strong>${A('https://a.example/', '粗链接')}</strong> ${A('https://a.example/', '<strong>粗</strong>')} ${A('https://b.example/', '<span>https://a.example</span>')}</p>`],
+    [
+      '[文](https://a.example/x "标题") [b](<https://a.example/a b>) [c](https://en.wikipedia.org/wiki/C_(语言))',
+      `<p>${A('https://a.example/x', '文')} ${A('https://a.example/a%20b', 'b')} ${A('https://en.wikipedia.org/wiki/C_(%E8%AF%AD%E8%A8%80)', 'c')}</p>`
+    ],
+    [
+      '<https://a.example/?q=1> 见 https://a.example/p。以及 (https://a.example/q) 和 www.a.example.',
+      `<p>${A('https://a.example/?q=1', 'https://a.example/?q=1')} 见 ${A('https://a.example/p', 'https://a.example/p')}。以及 (${A('https://a.example/q', 'https://a.example/q')}) 和 ${A('http://www.a.example/', 'www.a.example')}.</p>`
+    ],
+    [
+      '**[粗链接](https://a.example)** [**粗**](https://a.example) [https://a.example](https://b.example)',
+      `<p><strong>${A('https://a.example/', '粗链接')}</strong> ${A('https://a.example/', '<strong>粗</strong>')} ${A('https://b.example/', '<span>https://a.example</span>')}</p>`
+    ],
     // no link in a link (the outer brackets stay text, the URL after them is a bare URL); references are text
-    ['[外[内](https://a.example)](https://b.example) [不是链接] [也不是][ref]', `<p>[外${A('https://a.example/', '内')}](${A('https://b.example/', 'https://b.example')}) [不是链接] [也不是][ref]</p>`],
+    [
+      '[外[内](https://a.example)](https://b.example) [不是链接] [也不是][ref]',
+      `<p>[外${A('https://a.example/', '内')}](${A('https://b.example/', 'https://b.example')}) [不是链接] [也不是][ref]</p>`
+    ],
     ['[ref]: https://a.example\n\n[ref]', `<p>[ref]: ${A('https://a.example/', 'https://a.example')}</p><p>[ref]</p>`],
     // escapes and entities
     ['\\*不斜\\* \\` \\{x\\} \\\\ \\a 1\\\n2', '<p>*不斜* ` {x} \\ \\a 1<br>2</p>'],
@@ -42,34 +54,46 @@ describe('markdown → DOM', () => {
     ['- a\n\n- b', '<ul><li><p>a</p></li><li><p>b</p></li></ul>'],
     ['- a\n\n  more\n- b', '<ul><li><p>a</p><p>more</p></li><li><p>b</p></li></ul>'],
     ['- a\nlazy\n- b\n\nafter', '<ul><li>a<br>lazy</li><li>b</li></ul><p>after</p>'],
-    ['- [x] 完成\n- [ ] 待办\n- [ ]\n- [x]not', '<ul><li><input type="checkbox" disabled="" checked="">完成</li><li><input type="checkbox" disabled="">待办</li><li>[ ]</li><li>[x]not</li></ul>'],
-    ['1. 步骤：\n   ```sh\n   npm i\n   ```\n2. 完成', '<ol><li>步骤：<div class="lx-code" data-lang="sh"><div class="lx-code-head"><span class="lx-code-lang">sh</span><button class="lx-code-copy" type="button">复制</button></div><pre><code class="language-sh">npm i</code></pre></div></li><li>完成</li></ol>'],
+    [
+      '- [x] 完成\n- [ ] 待办\n- [ ]\n- [x]not',
+      '<ul><li><input type="checkbox" disabled="" checked="">完成</li><li><input type="checkbox" disabled="">待办</li><li>[ ]</li><li>[x]not</li></ul>'
+    ],
+    [
+      '1. 步骤：\n   ```sh\n   npm i\n   ```\n2. 完成',
+      '<ol><li>步骤：<div class="lx-code" data-lang="sh"><div class="lx-code-head"><span class="lx-code-lang">sh</span><button class="lx-code-copy" type="button">复制</button></div><pre><code class="language-sh">npm i</code></pre></div></li><li>完成</li></ol>'
+    ],
     ['段落\n- 列表', '<p>段落</p><ul><li>列表</li></ul>'],
     // quotes, nested, lazy
     ['> a\nlazy\n> > b\n>\n> - c', '<blockquote><p>a<br>lazy</p><blockquote><p>b</p></blockquote><ul><li>c</li></ul></blockquote>'],
     // fences: ``` and ~~~, info strings, longer closers, unclosed
-    ['````md\n```\n````\n~~~\nx\n~~~~\n\n```\n  keep\n', '<div class="lx-code" data-lang="md"><div class="lx-code-head"><span class="lx-code-lang">md</span><button class="lx-code-copy" type="button">复制</button></div><pre><code class="language-md">```</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre><code>x</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre><code>  keep</code></pre></div>'],
+    [
+      '````md\n```\n````\n~~~\nx\n~~~~\n\n```\n  keep\n',
+      '<div class="lx-code" data-lang="md"><div class="lx-code-head"><span class="lx-code-lang">md</span><button class="lx-code-copy" type="button">复制</button></div><pre><code class="language-md">```</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre><code>x</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre><code>  keep</code></pre></div>'
+    ],
     ['``` not `a fence`', '<p>``` not <code>a fence</code></p>'],
     // thematic breaks (a `---` under text is a rule, not a heading)
     ['a\n---\n* * *\n___', '<p>a</p><hr><hr><hr>'],
     // tables: alignment, escaped pipes, inline markdown and <br> in cells, ragged rows, interrupting a paragraph
     [
       '说明：\n| a | b \\| c | d |\n|:-|:-:|-:|\n| **x** | `y\\|z` | 一<br>二 |\n| 1 |\n\n后',
-      '<p>说明：</p><div class="lx-table"><table><thead><tr><th class="lx-left">a</th><th class="lx-center">b | c</th><th class="lx-right">d</th></tr></thead><tbody><tr><td class="lx-left"><strong>x</strong></td><td class="lx-center"><code>y|z</code></td><td class="lx-right">一<br>二</td></tr><tr><td class="lx-left">1</td><td class="lx-center"></td><td class="lx-right"></td></tr></tbody></table></div><p>后</p>',
+      '<p>说明：</p><div class="lx-table"><table><thead><tr><th class="lx-left">a</th><th class="lx-center">b | c</th><th class="lx-right">d</th></tr></thead><tbody><tr><td class="lx-left"><strong>x</strong></td><td class="lx-center"><code>y|z</code></td><td class="lx-right">一<br>二</td></tr><tr><td class="lx-left">1</td><td class="lx-center"></td><td class="lx-right"></td></tr></tbody></table></div><p>后</p>'
     ],
     ['| a | b |\n|---|\n| 1 | 2 |', '<p>| a | b |<br>|---|<br>| 1 | 2 |</p>'],
     // maths placeholders (typeset later by the KaTeX chunk)
-    ['$a_1$ 与 $5 和 $10，\\(b\\)\n\n$$\nE = mc^2\n$$\n之后', '<p><span class="lx-math">a_1</span> 与 $5 和 $10，<span class="lx-math">b</span></p><p><span class="lx-math lx-math-display">E = mc^2</span>之后</p>'],
+    [
+      '$a_1$ 与 $5 和 $10，\\(b\\)\n\n$$\nE = mc^2\n$$\n之后',
+      '<p><span class="lx-math">a_1</span> 与 $5 和 $10，<span class="lx-math">b</span></p><p><span class="lx-math lx-math-display">E = mc^2</span>之后</p>'
+    ],
     ['`$x$` 和 \\$5 与 \\[x\\]', '<p><code>$x$</code> 和 $5 与 <span class="lx-math lx-math-display">x</span></p>'],
     // \r\n line endings
-    ['# a\r\n\r\n- b\r\n- c\r\n', '<h1>a</h1><ul><li>b</li><li>c</li></ul>'],
+    ['# a\r\n\r\n- b\r\n- c\r\n', '<h1>a</h1><ul><li>b</li><li>c</li></ul>']
   ])('%j', (markdown, expected) => {
     expect(html(markdown)).toBe(expected)
   })
 
   it('renders images: Lingxi’s files inline, other http(s) images as a link, the rest as a label', () => {
     expect(html(`![图](/files/a.png) ![远](https://a.example/b.png) ![](ftp://a.example/c.png) [![图](https://a.example/d.png)](https://a.example)`)).toBe(
-      `<p><img alt="图" src="${location.origin}/files/a.png" loading="lazy"> <a href="https://a.example/b.png" target="_blank" rel="noopener noreferrer nofollow" class="lx-img">[图片：远]</a> <span class="lx-img">[图片]</span> ${A('https://a.example/', '<span class="lx-img">[图片：图]</span>')}</p>`,
+      `<p><img alt="图" src="${location.origin}/files/a.png" loading="lazy"> <a href="https://a.example/b.png" target="_blank" rel="noopener noreferrer nofollow" class="lx-img">[图片：远]</a> <span class="lx-img">[图片]</span> ${A('https://a.example/', '<span class="lx-img">[图片：图]</span>')}</p>`
     )
   })
 
@@ -110,7 +134,7 @@ function meter(run: () => void): number {
     [Node.prototype, 'appendChild'],
     [Node.prototype, 'insertBefore'],
     [Element.prototype, 'append'],
-    [DocumentFragment.prototype, 'append'],
+    [DocumentFragment.prototype, 'append']
   ] as const) {
     const original = (proto as unknown as Record<string, (...args: unknown[]) => unknown>)[name]!
     patched.push([proto, name, original])
@@ -120,7 +144,7 @@ function meter(run: () => void): number {
       value(this: unknown, ...args: unknown[]) {
         work++
         return original.apply(this, args)
-      },
+      }
     })
   }
   try {
@@ -169,7 +193,7 @@ describe('hostile input costs linear work (counted, not timed)', () => {
     'empty items': (n) => '-\n'.repeat(n / 2),
     'fence lines': (n) => '```\n'.repeat(n / 4),
     'blank lines': (n) => '\n'.repeat(n),
-    'rules of spaces': (n) => `-${' '.repeat(n)}-x`,
+    'rules of spaces': (n) => `-${' '.repeat(n)}-x`
   }
 
   it.each(Object.entries(bombs))('%s', (_, bomb) => {
@@ -184,7 +208,10 @@ describe('hostile input costs linear work (counted, not timed)', () => {
   // (streamed, an update costs the size of the open block: a soup without blank lines is one block)
   it('random markdown-ish soup', () => {
     const chunk = fc
-      .array(fc.constantFrom('*', '_', '~', '`', '[', ']', '(', ')', '!', '<', '>', '$', '\\', '&', '#', '-', '|', ':', ' ', '\n', 'a', '中', 'http://', '1.'), { minLength: 200, maxLength: 200 })
+      .array(
+        fc.constantFrom('*', '_', '~', '`', '[', ']', '(', ')', '!', '<', '>', '$', '\\', '&', '#', '-', '|', ':', ' ', '\n', 'a', '中', 'http://', '1.'),
+        { minLength: 200, maxLength: 200 }
+      )
       .map((units) => units.join(''))
     fc.assert(
       fc.property(chunk, (piece) => {
@@ -192,7 +219,7 @@ describe('hostile input costs linear work (counted, not timed)', () => {
         expect(meter(() => renderOnce(text))).toBeLessThan(60 * text.length)
         document.body.replaceChildren()
       }),
-      { numRuns: 30 },
+      { numRuns: 30 }
     )
   })
 })

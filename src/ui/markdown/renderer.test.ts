@@ -12,7 +12,7 @@ vi.mock('../../core/format', async (importOriginal) => {
     copyText: vi.fn(async (text: string) => {
       copied.calls.push(text)
       return true
-    }),
+    })
   }
 })
 
@@ -22,7 +22,7 @@ class FakeFontFace {
   constructor(
     readonly family: string,
     readonly source: string,
-    readonly descriptors: FontFaceDescriptors,
+    readonly descriptors: FontFaceDescriptors
   ) {
     fontsAdded.push({ family, source, descriptors })
   }
@@ -38,7 +38,7 @@ afterEach(() => {
 describe('markdown rendering', () => {
   it('renders headings, paragraphs, lists, quotes, inline code, rules and GFM tables', () => {
     const root = renderOnce(
-      '# 一级\n\n## 二级\n\n段落，**粗体**、*斜体*、~~删除~~、`code`。\n第二行\n\n- 甲\n- 乙\n  1. 子项\n\n> 引用\n\n---\n\n| 左 | 中 | 右 |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n',
+      '# 一级\n\n## 二级\n\n段落，**粗体**、*斜体*、~~删除~~、`code`。\n第二行\n\n- 甲\n- 乙\n  1. 子项\n\n> 引用\n\n---\n\n| 左 | 中 | 右 |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n'
     )
     expect([...root.children].map((el) => el.localName)).toEqual(['h1', 'h2', 'p', 'ul', 'blockquote', 'hr', 'div'])
     expect(root.querySelector('p')!.innerHTML).toBe('段落，<strong>粗体</strong>、<em>斜体</em>、<del>删除</del>、<code>code</code>。<br>第二行')
@@ -163,7 +163,10 @@ describe('maths', () => {
     expect(shadow.adoptedStyleSheets.some((s) => [...s.cssRules].some((r) => r.cssText.includes('.katex')))).toBe(true)
     expect(fontsAdded.length).toBe(20)
     expect(fontsAdded.every((f) => /^url\(https?:\/\/[^/]+\/cdn\/fonts\/katex\/KaTeX_[\w-]+\.woff2\)/.test(f.source))).toBe(true)
-    expect(fontsAdded.find((f) => f.source.includes('KaTeX_Main-Bold.woff2'))).toMatchObject({ family: 'KaTeX_Main', descriptors: { weight: '700', style: 'normal' } })
+    expect(fontsAdded.find((f) => f.source.includes('KaTeX_Main-Bold.woff2'))).toMatchObject({
+      family: 'KaTeX_Main',
+      descriptors: { weight: '700', style: 'normal' }
+    })
     expect((document as unknown as { fonts: { add: ReturnType<typeof vi.fn> } }).fonts.add).toHaveBeenCalledTimes(20)
   })
 

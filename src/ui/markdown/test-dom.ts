@@ -37,7 +37,7 @@ class SpecNodeIterator {
   constructor(
     readonly root: Node,
     readonly whatToShow = 0xffffffff,
-    readonly filter: NodeFilter | null = null,
+    readonly filter: NodeFilter | null = null
   ) {
     this.#reference = root
   }
@@ -84,7 +84,7 @@ if (!g[PATCHED]) {
         if (own?.get) return own.get.call(this) as string
       }
       return ''
-    },
+    }
   })
   // patched where the method lives (happy-dom's own Document class, below the window's)
   let owner: object | null = document
@@ -94,7 +94,7 @@ if (!g[PATCHED]) {
     writable: true,
     value(root: Node, whatToShow?: number, filter?: NodeFilter | null) {
       return new SpecNodeIterator(root, whatToShow, filter ?? null) as unknown as NodeIterator
-    },
+    }
   })
 }
 

@@ -2,7 +2,13 @@ import './test-dom'
 import { createRenderer, type MarkdownRenderer, type RendererOptions } from './renderer'
 
 /** A renderer in a fresh open shadow root, as the chat element gives it. */
-export function mount(options?: RendererOptions): { host: HTMLElement; shadow: ShadowRoot; container: HTMLElement; root: HTMLElement; renderer: MarkdownRenderer } {
+export function mount(options?: RendererOptions): {
+  host: HTMLElement
+  shadow: ShadowRoot
+  container: HTMLElement
+  root: HTMLElement
+  renderer: MarkdownRenderer
+} {
   const host = document.createElement('div')
   document.body.append(host)
   const shadow = host.attachShadow({ mode: 'open' })

@@ -177,7 +177,11 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
         className={`fixed inset-auto bottom-5 ${left ? 'left-5 flex-row-reverse' : 'right-5'} m-0 p-0 border-0 bg-transparent overflow-visible z-[2147483647] flex items-center gap-3 pointer-events-none`}
       >
         {greet && !isOpen && (
-          <div part="greeting" role="status" className="pointer-events-auto relative max-w-[240px] rounded-2xl border border-line bg-surface py-2.5 pl-4 pr-9 text-sm text-ink shadow-xl lx-rise">
+          <div
+            part="greeting"
+            role="status"
+            className="pointer-events-auto relative max-w-[240px] rounded-2xl border border-line bg-surface py-2.5 pl-4 pr-9 text-sm text-ink shadow-xl lx-rise"
+          >
             <button type="button" onClick={() => change(true)} className="text-left">
               {greeting}
             </button>

@@ -224,7 +224,13 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
             onExample={handleExample}
             scrollRef={scrollRef}
           />
-          <Composer busy={!!request} onSend={handleSend} onStop={() => request && stopMessage(request[0]).catch(report)} notice={notice} inputRef={composerRef} />
+          <Composer
+            busy={!!request}
+            onSend={handleSend}
+            onStop={() => request && stopMessage(request[0]).catch(report)}
+            notice={notice}
+            inputRef={composerRef}
+          />
         </section>
         {panel && drawer && (
           <Suspense fallback={<Pending className="absolute inset-0 bg-black/50" />}>

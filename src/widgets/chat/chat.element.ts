@@ -15,9 +15,9 @@ defineElement(
       },
       toggle() {
         this.toggleAttribute('open', !this.hasAttribute('open'))
-      },
-    },
-  },
+      }
+    }
+  }
 )
 
 declare global {

@@ -28,7 +28,7 @@ function topic(topicId: string, name: string, patch: Partial<Topic> = {}): Topic
     model: 'lingxi-demo',
     temperature: 0.7,
     contextEnabled: 1,
-    ...patch,
+    ...patch
   }
 }
 
@@ -46,7 +46,7 @@ function message(messageId: string, role: ChatMessage['role'], content: string, 
     model: null,
     createTime: now,
     usage: null,
-    ...patch,
+    ...patch
   }
 }
 
@@ -99,7 +99,7 @@ beforeEach(() => {
   topics = [
     topic('t1', '周末去哪玩'),
     topic('t0', '置顶的话题', { topFlag: 1, updateTime: now - 30 * DAY }),
-    topic('t2', '三天前的话题', { updateTime: now - 3 * DAY, roleId: 'r1', roleName: '翻译官', roleAvatar: '🧑‍🏫' }),
+    topic('t2', '三天前的话题', { updateTime: now - 3 * DAY, roleId: 'r1', roleName: '翻译官', roleAvatar: '🧑‍🏫' })
   ]
   messages = [message('q1', 'user', '推荐个地方'), message('a1', 'assistant', '', { status: 'error', errorMessage: '上游出错了' })]
   calls.length = 0

@@ -91,7 +91,16 @@ export function Chat({ container, mode, topicId, externalControls, open, positio
   if (mode === 'bubble') {
     return (
       <>
-        <Bubble container={container} open={open} position={position} color={color} greeting={greeting} label={label} onOpenChange={onOpenChange} onPrefetch={prefetch}>
+        <Bubble
+          container={container}
+          open={open}
+          position={position}
+          color={color}
+          greeting={greeting}
+          label={label}
+          onOpenChange={onOpenChange}
+          onPrefetch={prefetch}
+        >
           {(close) =>
             token ? (
               <Suspense fallback={<PanelLoading onClose={close} />}>
@@ -145,7 +154,10 @@ function PanelLoading({ onClose }: { onClose: () => void }) {
 /** Logged out: what the chat is, and a 登录 button. `fill`: the rest of the bubble's panel. */
 function LoginPrompt({ fill }: { fill?: boolean }) {
   return (
-    <div part="base" className={`${fill ? 'flex-1 min-h-0' : 'h-[var(--lingxi-chat-height,100%)] min-h-[240px]'} grid place-items-center p-6 text-center bg-bg text-ink`}>
+    <div
+      part="base"
+      className={`${fill ? 'flex-1 min-h-0' : 'h-[var(--lingxi-chat-height,100%)] min-h-[240px]'} grid place-items-center p-6 text-center bg-bg text-ink`}
+    >
       <div className="flex flex-col items-center gap-2">
         <span className="size-14 grid place-items-center rounded-2xl bg-primary/15 text-primary">
           <Glyph name="chat" className="size-7" />

@@ -18,14 +18,19 @@ async function mount(props: Partial<ComposerProps> = {}) {
       return true
     },
     onStop: () => stops.push(1),
-    ...props,
+    ...props
   }
   host = document.createElement('div')
   document.body.append(host)
   root = createRoot(host)
   root.render(createElement(Composer, all))
   await vi.waitFor(() => expect(host.querySelector('textarea')).not.toBeNull())
-  return { sent, stops, field: host.querySelector('textarea')!, rerender: (p: Partial<ComposerProps>) => root.render(createElement(Composer, { ...all, ...p })) }
+  return {
+    sent,
+    stops,
+    field: host.querySelector('textarea')!,
+    rerender: (p: Partial<ComposerProps>) => root.render(createElement(Composer, { ...all, ...p }))
+  }
 }
 
 async function type(field: HTMLTextAreaElement, text: string) {

@@ -82,7 +82,13 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
             className="flex-1 min-w-0 max-h-[184px] resize-none overflow-y-auto bg-transparent py-1.5 leading-[22px] text-ink placeholder:text-muted outline-none"
           />
           {busy ? (
-            <button type="button" aria-label="停止生成" title="停止生成" onClick={onStop} className="size-9 shrink-0 grid place-items-center rounded-xl bg-raised text-ink hover:text-primary">
+            <button
+              type="button"
+              aria-label="停止生成"
+              title="停止生成"
+              onClick={onStop}
+              className="size-9 shrink-0 grid place-items-center rounded-xl bg-raised text-ink hover:text-primary"
+            >
               <Glyph name="stop" className="size-4 fill-current" />
             </button>
           ) : (

@@ -17,14 +17,23 @@ const paths = {
   retry: 'M20 12a8 8 0 11-2.4-5.7 M20 4v5h-5',
   copy: 'M9 9h11v11H9z M5 15H4V4h11v1',
   close: 'M6 6l12 12 M18 6L6 18',
-  chevron: 'M6 9l6 6 6-6',
+  chevron: 'M6 9l6 6 6-6'
 }
 
 export type GlyphName = keyof typeof paths
 
 export function Glyph({ name, className = 'size-4' }: { name: GlyphName; className?: string }) {
   return (
-    <svg viewBox="0 0 24 24" className={className} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <svg
+      viewBox="0 0 24 24"
+      className={className}
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.8"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+    >
       <path d={paths[name]} />
     </svg>
   )

@@ -20,7 +20,7 @@ function topic(topicId: string, updateTime: number, topFlag: 0 | 1 = 0): Topic {
     roleAvatar: null,
     model: 'lingxi-demo',
     temperature: 0.7,
-    contextEnabled: 1,
+    contextEnabled: 1
   }
 }
 
@@ -34,13 +34,13 @@ describe('groupTopics', () => {
       topic('pinned-now', now, 1),
       topic('today', at(2026, 3, 10, 9)),
       topic('yesterday', at(2026, 3, 9, 18)),
-      topic('old', at(2026, 1, 1)),
+      topic('old', at(2026, 1, 1))
     ]
     expect(shape(topics)).toEqual([
       ['置顶', ['pinned-old', 'pinned-now']],
       ['今天', ['today']],
       ['七天内', ['yesterday']],
-      ['更早', ['old']],
+      ['更早', ['old']]
     ])
     expect(shape([topic('old', at(2026, 1, 1))])).toEqual([['更早', ['old']]])
     expect(groupTopics([], now)).toEqual([])
@@ -55,7 +55,7 @@ describe('groupTopics', () => {
       ['7 days before, first moment', at(2026, 3, 3, 0, 0, 0, 0), '七天内'],
       ['7 days before, last moment', at(2026, 3, 3, 23, 59, 59, 999), '七天内'],
       ['8 days before, last moment', at(2026, 3, 2, 23, 59, 59, 999), '更早'],
-      ['clock skew: tomorrow', at(2026, 3, 11, 8), '今天'],
+      ['clock skew: tomorrow', at(2026, 3, 11, 8), '今天']
     ]
     for (const [name, time, label] of cases) expect([name, groupTopics([topic(name, time)], now)[0]?.label]).toEqual([name, label])
   })
@@ -67,7 +67,7 @@ describe('groupTopics', () => {
     expect(shape(topics, earlyMorning)).toEqual(shape(topics, lateNight))
     expect(shape(topics, earlyMorning)).toEqual([
       ['七天内', ['a', 'b']],
-      ['更早', ['c']],
+      ['更早', ['c']]
     ])
   })
 
@@ -75,7 +75,7 @@ describe('groupTopics', () => {
     const newYear = at(2027, 1, 3, 10)
     expect(shape([topic('dec27', at(2026, 12, 27, 10)), topic('dec26', at(2026, 12, 26, 10))], newYear)).toEqual([
       ['七天内', ['dec27']],
-      ['更早', ['dec26']],
+      ['更早', ['dec26']]
     ])
   })
 })

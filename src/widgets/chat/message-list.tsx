@@ -117,7 +117,7 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
         anchor.current = root.scrollHeight - root.scrollTop
         loadMessages(topicId, { older: true }).catch(report)
       },
-      { root, rootMargin: '200px 0px 0px 0px' },
+      { root, rootMargin: '200px 0px 0px 0px' }
     )
     observer.observe(el)
     return () => observer.disconnect()
@@ -233,7 +233,11 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
           <p className={`mt-2 flex flex-wrap items-center gap-2 text-sm ${failed ? 'text-danger' : 'text-muted'}`}>
             <span>{failed && m.errorMessage ? `${note}：${m.errorMessage}` : note}</span>
             {failed && last && (
-              <button type="button" onClick={retry} className="inline-flex items-center gap-1 h-7 px-2.5 rounded-md border border-line text-ink hover:border-primary hover:text-primary">
+              <button
+                type="button"
+                onClick={retry}
+                className="inline-flex items-center gap-1 h-7 px-2.5 rounded-md border border-line text-ink hover:border-primary hover:text-primary"
+              >
                 <Glyph name="retry" className="size-3.5" />
                 重试
               </button>

@@ -339,7 +339,7 @@ describe('loadMessages', () => {
     expect(fake.to('topic/messages').map((c) => [c.body.pageNum, c.body.pageSize])).toEqual([
       [1, 20],
       [2, 20],
-      [3, 20],
+      [3, 20]
     ])
   })
 

@@ -173,7 +173,7 @@ export const book = () =>
     resetAt: 0,
     epochs: {} as Record<string, number>,
     loads: {} as Record<string, number>,
-    start: null as { token: string; promise: Promise<void> } | null,
+    start: null as { token: string; promise: Promise<void> } | null
   }))
 
 export const call = <T>(path: string, body: object) => request<T>(`/ai-chat/${path}`, body)
@@ -198,11 +198,7 @@ export function patchSlot(topicId: string, patch: Partial<TopicMessages>): void 
   $messages.setKey(topicId, { ...slot(topicId), ...patch })
 }
 
-export function patchMessage(
-  topicId: string,
-  messageId: string,
-  patch: Partial<ChatMessage> | ((m: ChatMessage) => Partial<ChatMessage>),
-): boolean {
+export function patchMessage(topicId: string, messageId: string, patch: Partial<ChatMessage> | ((m: ChatMessage) => Partial<ChatMessage>)): boolean {
   const s = $messages.get()[topicId]
   const i = s ? s.list.findIndex((m) => m.messageId === messageId) : -1
   if (!s || i < 0) return false

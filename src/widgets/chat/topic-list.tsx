@@ -83,7 +83,13 @@ const TopicItem = memo(function TopicItem({ topic, active, onPick }: { topic: To
             <span className="truncate">{topic.name}</span>
           </button>
           <div className="absolute right-1 top-1 flex opacity-0 group-hover:opacity-100 group-focus-within:opacity-100 pointer-coarse:opacity-100">
-            <IconButton icon="pin" label={pinned ? '取消置顶' : '置顶'} aria-pressed={pinned} onClick={() => togglePin(topic.topicId).catch(report)} className={pinned ? 'text-primary' : ''} />
+            <IconButton
+              icon="pin"
+              label={pinned ? '取消置顶' : '置顶'}
+              aria-pressed={pinned}
+              onClick={() => togglePin(topic.topicId).catch(report)}
+              className={pinned ? 'text-primary' : ''}
+            />
             <IconButton icon="edit" label="重命名" onClick={() => setEditing(true)} />
             <IconButton icon="trash" label="删除话题" onClick={handleDelete} className="hover:text-danger" />
           </div>
@@ -157,7 +163,12 @@ export function TopicDrawer({ onClose, ...list }: TopicListProps & { onClose: ()
         onClose()
       }}
     >
-      <div ref={ref} role="dialog" aria-label="话题列表" className="w-[280px] max-w-[85%] h-full flex flex-col border-l border-line bg-surface shadow-2xl lx-slide-left">
+      <div
+        ref={ref}
+        role="dialog"
+        aria-label="话题列表"
+        className="w-[280px] max-w-[85%] h-full flex flex-col border-l border-line bg-surface shadow-2xl lx-slide-left"
+      >
         <div className="h-14 shrink-0 flex items-center justify-between pl-4 pr-2 border-b border-line">
           <h3 className="font-semibold">话题列表</h3>
           <IconButton icon="close" label="关闭话题列表" onClick={onClose} />

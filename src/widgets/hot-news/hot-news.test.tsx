@@ -11,12 +11,20 @@ import { EVENT_HOT_COMMAND, type HotItem, type HotSource } from './state'
 const sources: HotSource[] = [
   { sourceId: 'demo', name: '示例热榜', type: 'demo', demo: true, updatedTime: Date.now(), stale: false },
   { sourceId: 'weibo', name: '微博', type: 'dailyhot', demo: false, updatedTime: Date.now() - 3_600_000, stale: true },
-  { sourceId: 'zhihu', name: '知乎', type: 'dailyhot', demo: false, updatedTime: Date.now(), stale: false },
+  { sourceId: 'zhihu', name: '知乎', type: 'dailyhot', demo: false, updatedTime: Date.now(), stale: false }
 ]
 const items = (prefix: string): HotItem[] => [
-  { id: `${prefix}1`, title: `${prefix}第一条`, url: `https://example.com/${prefix}/1`, hot: 1234567, desc: '摘要一', cover: 'https://foreign.example/c.jpg', time: null },
+  {
+    id: `${prefix}1`,
+    title: `${prefix}第一条`,
+    url: `https://example.com/${prefix}/1`,
+    hot: 1234567,
+    desc: '摘要一',
+    cover: 'https://foreign.example/c.jpg',
+    time: null
+  },
   { id: `${prefix}2`, title: `${prefix}第二条`, url: `https://example.com/${prefix}/2`, hot: 9999, desc: '', cover: '', time: null },
-  { id: `${prefix}3`, title: `${prefix}第三条`, url: `https://example.com/${prefix}/3`, hot: null, desc: '', cover: '', time: null },
+  { id: `${prefix}3`, title: `${prefix}第三条`, url: `https://example.com/${prefix}/3`, hot: null, desc: '', cover: '', time: null }
 ]
 
 const calls: { path: string; body: Record<string, unknown> }[] = []
@@ -53,7 +61,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     'hot/sources': sources,
     'hot/list': source && { source, items: items(source.sourceId) },
     'hot/interpret': { requestId: 'rq', messageId: 'm', replyId: 'r', topicId: 't' },
-    'ai-chat/topic/message/stop': { messageId: 'r', content: '## 解读\n\n这条热点', status: 'interrput' },
+    'ai-chat/topic/message/stop': { messageId: 'r', content: '## 解读\n\n这条热点', status: 'interrput' }
   }
   res.setHeader('content-type', 'application/json')
   res.end(JSON.stringify(path in data ? { code: 2000, message: 'success', data: data[path] } : { code: 40400001, message: path, data: null }))
@@ -132,7 +140,7 @@ describe('<lingxi-hot-news>', () => {
     button(root, '复制列表')!.click()
     await vi.waitFor(() => expect(copied).toHaveLength(1))
     expect(copied[0]).toBe(
-      '示例热榜（示例数据，非真实新闻）\n1. demo第一条（热度 123.4w+）\n   https://example.com/demo/1\n2. demo第二条（热度 9999）\n   https://example.com/demo/2\n3. demo第三条\n   https://example.com/demo/3',
+      '示例热榜（示例数据，非真实新闻）\n1. demo第一条（热度 123.4w+）\n   https://example.com/demo/1\n2. demo第二条（热度 9999）\n   https://example.com/demo/2\n3. demo第三条\n   https://example.com/demo/3'
     )
     expect($toasts.get().map((t) => t.message)).toContain('已复制到剪切板！')
     dispatchEvent(new CustomEvent(EVENT_HOT_COMMAND, { detail: { command: 'copy' } }))

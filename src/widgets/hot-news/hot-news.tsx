@@ -126,7 +126,15 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
     if (!sources?.length || !current) return
     const at = sources.findIndex((s) => s.sourceId === current)
     const to =
-      event.key === 'ArrowRight' ? (at + 1) % sources.length : event.key === 'ArrowLeft' ? (at - 1 + sources.length) % sources.length : event.key === 'Home' ? 0 : event.key === 'End' ? sources.length - 1 : -1
+      event.key === 'ArrowRight'
+        ? (at + 1) % sources.length
+        : event.key === 'ArrowLeft'
+          ? (at - 1 + sources.length) % sources.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? sources.length - 1
+              : -1
     if (to < 0) return
     event.preventDefault()
     setCurrent(sources[to]!.sourceId)
@@ -154,7 +162,12 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
           {loading ? '刷新中…' : '刷新'}
         </button>
         {ownCopy && (
-          <button type="button" onClick={copyList} aria-disabled={!shown?.items.length || undefined} className="h-9 px-3 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary inline-flex items-center gap-1.5">
+          <button
+            type="button"
+            onClick={copyList}
+            aria-disabled={!shown?.items.length || undefined}
+            className="h-9 px-3 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary inline-flex items-center gap-1.5"
+          >
             <Icon name="copy" className="size-4" />
             复制列表
           </button>
@@ -196,9 +209,18 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
             ))}
           </div>
 
-          <div id="lx-hot-panel" role="tabpanel" aria-labelledby={current ? `lx-hot-tab-${current}` : undefined} aria-busy={loading || undefined} className="mt-4">
+          <div
+            id="lx-hot-panel"
+            role="tabpanel"
+            aria-labelledby={current ? `lx-hot-tab-${current}` : undefined}
+            aria-busy={loading || undefined}
+            className="mt-4"
+          >
             {source?.demo && (
-              <p data-testid="demo-banner" className="mb-3 flex items-start gap-2 rounded-lg border border-primary/40 bg-primary/10 px-3 py-2 text-sm text-primary">
+              <p
+                data-testid="demo-banner"
+                className="mb-3 flex items-start gap-2 rounded-lg border border-primary/40 bg-primary/10 px-3 py-2 text-sm text-primary"
+              >
                 <b className="shrink-0">示例数据</b>
                 <span>以下内容是离线演示用的样例，并非真实新闻。配置真实数据源后显示实时热榜。</span>
               </p>
@@ -279,7 +301,11 @@ function Row({ item, rank, demo, onRead }: { item: HotItem; rank: number; demo: 
         {demo && <span className="ml-1.5 align-middle px-1 rounded border border-primary/50 text-primary text-[10px]">示例</span>}
         {item.desc && <p className="mt-0.5 text-xs text-muted line-clamp-2">{item.desc}</p>}
         <div className="mt-1.5 flex items-center gap-3 text-xs">
-          {item.time ? <time dateTime={new Date(item.time).toISOString()} className="text-muted">{ago(item.time)}</time> : null}
+          {item.time ? (
+            <time dateTime={new Date(item.time).toISOString()} className="text-muted">
+              {ago(item.time)}
+            </time>
+          ) : null}
           {heat && (
             <span data-testid="heat" className="inline-flex items-center gap-1 text-danger" title="热度">
               <Icon name="hot" className="size-3.5" />
@@ -293,7 +319,9 @@ function Row({ item, rank, demo, onRead }: { item: HotItem; rank: number; demo: 
           </button>
         </div>
       </div>
-      {item.cover && ownCover(item.cover) && <img src={item.cover} alt="" loading="lazy" className="hidden sm:block size-16 shrink-0 rounded-lg object-cover bg-raised" />}
+      {item.cover && ownCover(item.cover) && (
+        <img src={item.cover} alt="" loading="lazy" className="hidden sm:block size-16 shrink-0 rounded-lg object-cover bg-raised" />
+      )}
     </li>
   )
 }

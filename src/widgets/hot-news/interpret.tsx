@@ -14,7 +14,7 @@ type Phase = 'submitted' | 'streaming' | InterpretStatus
 const END_TEXT: Partial<Record<Phase, string>> = {
   interrput: '已停止',
   error: '解读失败',
-  timeout: '解读超时',
+  timeout: '解读超时'
 }
 
 /** AI 解读 of one item: streams a short commentary, with stop while it writes and copy once done. */
@@ -36,7 +36,7 @@ export function Interpretation({ sourceId, item }: { sourceId: string; item: Hot
         if (!alive || stopped.current) return
         setText(t)
         setPhase('streaming')
-      },
+      }
     }).then(
       (result) => {
         request.current = null // over: nothing to stop on close
@@ -49,7 +49,7 @@ export function Interpretation({ sourceId, item }: { sourceId: string; item: Hot
         if (!alive || controller.signal.aborted) return
         setPhase('error')
         notifyError(error)
-      },
+      }
     )
     return () => {
       alive = false
@@ -79,7 +79,11 @@ export function Interpretation({ sourceId, item }: { sourceId: string; item: Hot
         <span className="sr-only">解读：</span>
         {item.title}
       </p>
-      <div aria-live="polite" aria-busy={writing || undefined} className="mt-3 min-h-24 max-h-[55vh] overflow-y-auto rounded-lg bg-raised p-4 text-sm leading-7">
+      <div
+        aria-live="polite"
+        aria-busy={writing || undefined}
+        className="mt-3 min-h-24 max-h-[55vh] overflow-y-auto rounded-lg bg-raised p-4 text-sm leading-7"
+      >
         {phase === 'submitted' && !text ? (
           <span className="inline-flex items-center gap-2 text-muted">
             <span className="lx-spinner !size-4 !border-2" aria-hidden="true" />

@@ -51,7 +51,18 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     case 'ai-chat/topic/message/stop':
       return json({ messageId: 'r1', content: '停在这里', status: 'interrput' })
     case 'user/info':
-      return json({ accountId: 'a', userId: 'a', phone: '13800138000', nickName: '', avatarUrl: '', state: 1, tokens: 1, mjCount: 1, sunoCount: 1, permissionCodes: [] })
+      return json({
+        accountId: 'a',
+        userId: 'a',
+        phone: '13800138000',
+        nickName: '',
+        avatarUrl: '',
+        state: 1,
+        tokens: 1,
+        mjCount: 1,
+        sunoCount: 1,
+        permissionCodes: []
+      })
     default:
       return json(null, 40400001, path)
   }
@@ -92,8 +103,8 @@ describe('hot news', () => {
       source: { ...source, demo: true, name: '示例热榜' },
       items: [
         { id: '1', title: '第一条', url: 'https://a.example/1', hot: 23456, desc: '', cover: '', time: null },
-        { id: '2', title: '第二条', url: '', hot: null, desc: '', cover: '', time: null },
-      ],
+        { id: '2', title: '第二条', url: '', hot: null, desc: '', cover: '', time: null }
+      ]
     }
     expect(hotListText(list)).toBe('示例热榜（示例数据，非真实新闻）\n1. 第一条（热度 2.3w+）\n   https://a.example/1\n2. 第二条')
   })
@@ -103,7 +114,7 @@ describe('hot news', () => {
       ['delta', { content: '这条' }],
       ['delta', { content: '热点' }],
       ['delta', { content: '说明……' }],
-      ['done', { status: 'complete', usage: { promptTokens: 1, completionTokens: 2, charged: 3 } }],
+      ['done', { status: 'complete', usage: { promptTokens: 1, completionTokens: 2, charged: 3 } }]
     ]
     const seen: string[] = []
     const result = await interpretHotItem('weibo', 'i1', { onText: (t) => seen.push(t) })
@@ -116,7 +127,7 @@ describe('hot news', () => {
   it('AI 解读 reports an error event with its message', async () => {
     frames = [
       ['delta', { content: '一半' }],
-      ['error', { status: 'error', code: 50000000, message: '模型服务不可用' }],
+      ['error', { status: 'error', code: 50000000, message: '模型服务不可用' }]
     ]
     expect(await interpretHotItem('weibo', 'i1', { onText: () => {} })).toEqual({ status: 'error', text: '一半', message: '模型服务不可用' })
   })

@@ -19,7 +19,7 @@ const image = (n: number): Image => ({
   size: 2048,
   width: 640,
   height: 480,
-  createTime: n,
+  createTime: n
 })
 
 let images: Image[] = []
@@ -51,7 +51,15 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     return send(true)
   }
   if (path === 'oss/upload/getOssSTS') {
-    return send({ provider: 'local', uploadUrl: `/api/v1/oss/upload/put/images/new.png?sig=1`, method: 'PUT', headers: {}, expiresAt: 0, key: 'images/new.png', fileUrl: '' })
+    return send({
+      provider: 'local',
+      uploadUrl: `/api/v1/oss/upload/put/images/new.png?sig=1`,
+      method: 'PUT',
+      headers: {},
+      expiresAt: 0,
+      key: 'images/new.png',
+      fileUrl: ''
+    })
   }
   if (path.startsWith('oss/upload/put/')) return send(null)
   if (path === 'oss/upload/complete') {

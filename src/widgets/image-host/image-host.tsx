@@ -119,7 +119,7 @@ function Gallery() {
       const image = await uploadImage(job.file, {
         purpose: 'image',
         signal: job.controller.signal,
-        onProgress: (progress) => update(job.id, { progress }),
+        onProgress: (progress) => update(job.id, { progress })
       })
       if (!alive.current) return
       update(job.id, { status: 'done', progress: 1 })
@@ -145,7 +145,7 @@ function Gallery() {
         file,
         progress: 0,
         status: 'waiting',
-        controller: new AbortController(),
+        controller: new AbortController()
       })
     }
     if (next.length) setJobs((all) => [...all, ...next])
@@ -218,7 +218,11 @@ function Gallery() {
           <span className="sm:hidden">选择图片上传</span>
         </p>
         <p className="text-xs text-muted">支持 PNG、JPEG、WebP、GIF，单张不超过 10 MB，可一次选择多张</p>
-        <button type="button" onClick={() => inputRef.current?.click()} className="mt-1 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
+        <button
+          type="button"
+          onClick={() => inputRef.current?.click()}
+          className="mt-1 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
+        >
           选择图片
         </button>
         <input
@@ -246,7 +250,13 @@ function Gallery() {
                   <span className="truncate">{job.name}</span>
                   <span className="shrink-0 text-xs text-muted">{formatBytes(job.size)}</span>
                   <span className={`ml-auto shrink-0 text-xs ${job.status === 'error' ? 'text-danger' : job.status === 'done' ? 'text-ok' : 'text-muted'}`}>
-                    {job.status === 'waiting' ? '等待中' : job.status === 'uploading' ? `${Math.round(job.progress * 100)}%` : job.status === 'done' ? '已上传' : '失败'}
+                    {job.status === 'waiting'
+                      ? '等待中'
+                      : job.status === 'uploading'
+                        ? `${Math.round(job.progress * 100)}%`
+                        : job.status === 'done'
+                          ? '已上传'
+                          : '失败'}
                   </span>
                 </div>
                 {job.status === 'error' ? (
@@ -262,12 +272,19 @@ function Gallery() {
                     aria-valuenow={Math.round(job.progress * 100)}
                     className="mt-1.5 h-1.5 rounded-full bg-raised overflow-hidden"
                   >
-                    <div className={`h-full rounded-full transition-[width] ${job.status === 'done' ? 'bg-ok' : 'bg-primary'}`} style={{ width: `${Math.round(job.progress * 100)}%` }} />
+                    <div
+                      className={`h-full rounded-full transition-[width] ${job.status === 'done' ? 'bg-ok' : 'bg-primary'}`}
+                      style={{ width: `${Math.round(job.progress * 100)}%` }}
+                    />
                   </div>
                 )}
               </div>
               {job.status !== 'done' && (
-                <SmallButton label={job.status === 'error' ? `移除 ${job.name}` : `取消上传 ${job.name}`} d="M6 6l12 12M18 6L6 18" onClick={() => dismiss(job)} />
+                <SmallButton
+                  label={job.status === 'error' ? `移除 ${job.name}` : `取消上传 ${job.name}`}
+                  d="M6 6l12 12M18 6L6 18"
+                  onClick={() => dismiss(job)}
+                />
               )}
             </li>
           ))}
@@ -282,7 +299,12 @@ function Gallery() {
       {page && list.length === 0 && !loading && <p className="py-16 text-center text-muted">还没有图片，上传第一张吧。</p>}
       <ul aria-label="我的图片" aria-busy={loading || undefined} className="mt-5 grid gap-3 grid-cols-2 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-5">
         {list.map((image, index) => (
-          <li key={image.imageId} part="card" data-testid="image-card" className="flex flex-col rounded-card border border-line bg-surface overflow-hidden hover:border-primary/60">
+          <li
+            key={image.imageId}
+            part="card"
+            data-testid="image-card"
+            className="flex flex-col rounded-card border border-line bg-surface overflow-hidden hover:border-primary/60"
+          >
             <button type="button" onClick={() => setPreview(index)} aria-label={`预览 ${image.name}`} className="block aspect-square bg-raised">
               <img src={absoluteUrl(image.thumbUrl || image.url)} alt={image.name} loading="lazy" className="size-full object-cover" />
             </button>
@@ -357,7 +379,16 @@ export function SmallButton({ label, d, onClick, danger }: { label: string; d: s
       onClick={onClick}
       className={`size-8 shrink-0 grid place-items-center rounded-md text-muted hover:bg-raised ${danger ? 'hover:text-danger' : 'hover:text-ink'}`}
     >
-      <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        className="size-4"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        aria-hidden="true"
+      >
         <path d={d} />
       </svg>
     </button>

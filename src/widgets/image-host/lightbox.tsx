@@ -99,7 +99,16 @@ function Arrow({ label, d, onClick, side }: { label: string; d: string; onClick:
       onClick={onClick}
       className={`absolute top-1/2 -translate-y-1/2 ${side} size-10 grid place-items-center rounded-full bg-black/60 text-white hover:bg-black/80`}
     >
-      <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        className="size-5"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        aria-hidden="true"
+      >
         <path d={d} />
       </svg>
     </button>

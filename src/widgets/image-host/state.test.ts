@@ -26,7 +26,7 @@ describe('image host calls', () => {
     await deleteImage('i1')
     expect(server.calls.map((c) => [c.path, c.body])).toEqual([
       ['/api/v1/images/list', { pageNum: 2, pageSize: 24 }],
-      ['/api/v1/images/del', { imageId: 'i1' }],
+      ['/api/v1/images/del', { imageId: 'i1' }]
     ])
   })
 })

@@ -22,7 +22,7 @@ export type LinkFormat = 'url' | 'markdown' | 'html'
 export const LINK_FORMATS: { format: LinkFormat; label: string }[] = [
   { format: 'url', label: 'URL' },
   { format: 'markdown', label: 'Markdown' },
-  { format: 'html', label: 'HTML' },
+  { format: 'html', label: 'HTML' }
 ]
 
 /**

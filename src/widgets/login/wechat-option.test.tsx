@@ -23,7 +23,13 @@ beforeAll(async () => {
     // the page loads system.json at boot: it says what the test set
     if (path === '/config/system.json') return res.end(JSON.stringify($systemConfig.get() ?? { permissionCodes: {} }))
     if (path === '/api/v1/user/info') {
-      return res.end(JSON.stringify({ code: 2000, message: 'success', data: { accountId: 'w1', phone: 'wx0abc', nickName: '微信用户', avatarUrl: '', state: 1, tokens: 1, mjCount: 0, sunoCount: 0, permissionCodes: [] } }))
+      return res.end(
+        JSON.stringify({
+          code: 2000,
+          message: 'success',
+          data: { accountId: 'w1', phone: 'wx0abc', nickName: '微信用户', avatarUrl: '', state: 1, tokens: 1, mjCount: 0, sunoCount: 0, permissionCodes: [] }
+        })
+      )
     }
     res.end(JSON.stringify({ code: 2000, message: 'success', data: { bodyList: [] } }))
   })

@@ -16,7 +16,7 @@ import {
   songProgress,
   stopPlayer,
   togglePlay,
-  validateSong,
+  validateSong
 } from './actions'
 import { $player } from './player-state'
 import { $songs, type Song } from './state'
@@ -40,7 +40,7 @@ const song = (songId: string, patch: Partial<Song> = {}): Song => ({
   errorMessage: null,
   demo: true,
   createTime: 1000,
-  ...patch,
+  ...patch
 })
 
 let songs: Song[] = []
@@ -86,12 +86,26 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
       return json(true)
     case 'music/generate':
     case 'music/custom/generate': {
-      const made = [song('n1', { status: 'submitted', audioUrl: null, createTime: 5000 }), song('n2', { status: 'submitted', audioUrl: null, createTime: 5000 })]
+      const made = [
+        song('n1', { status: 'submitted', audioUrl: null, createTime: 5000 }),
+        song('n2', { status: 'submitted', audioUrl: null, createTime: 5000 })
+      ]
       songs = [...made.slice().reverse(), ...songs] // newest first
       return json({ taskId: 'tn', songs: made })
     }
     case 'user/info':
-      return json({ accountId: 'a', userId: 'a', phone: '13800138000', nickName: '', avatarUrl: '', state: 1, tokens: 1, mjCount: 1, sunoCount: 9, permissionCodes: [] })
+      return json({
+        accountId: 'a',
+        userId: 'a',
+        phone: '13800138000',
+        nickName: '',
+        avatarUrl: '',
+        state: 1,
+        tokens: 1,
+        mjCount: 1,
+        sunoCount: 9,
+        permissionCodes: []
+      })
     default:
       res.setHeader('content-type', 'application/json')
       res.end(JSON.stringify({ code: 40400001, message: path, data: null }))
@@ -126,7 +140,7 @@ describe('music list', () => {
     expect($songs.get().list).toHaveLength(12)
     expect(calls.map((c) => c.body)).toEqual([
       { pageNum: 1, pageSize: 10 },
-      { pageNum: 2, pageSize: 10 },
+      { pageNum: 2, pageSize: 10 }
     ])
   })
 
@@ -155,14 +169,28 @@ describe('generation and progress', () => {
     const answer = await generateMusic({ prompt: '  夏天的海边  ', instrumental: true })
     expect(answer.songs).toHaveLength(2)
     expect(calls.find((c) => c.path === 'music/generate')?.body).toEqual({ prompt: '夏天的海边', instrumental: true })
-    expect($songs.get().list.slice(0, 2).map((s) => s.songId)).toEqual(['n2', 'n1']) // newest first, as song/list has them
+    expect(
+      $songs
+        .get()
+        .list.slice(0, 2)
+        .map((s) => s.songId)
+    ).toEqual(['n2', 'n1']) // newest first, as song/list has them
     // the server moves on; nothing is pushed (the channel refuses), so the client polls
     songs = songs.map((s) => (s.songId.startsWith('n') ? { ...s, status: 'streaming', audioUrl: `http://up/${s.songId}` } : s))
     await vi.waitFor(() => expect($songs.get().list[0]?.status).toBe('streaming'), { timeout: 5000 })
     const polled = calls.filter((c) => c.path === 'music/song/get').map((c) => c.body.songId)
     expect(polled).toEqual(expect.arrayContaining(['n1', 'n2']))
     songs = songs.map((s) => (s.songId.startsWith('n') ? { ...s, status: 'complete', audioUrl: `/files/${s.songId}.wav` } : s))
-    await vi.waitFor(() => expect($songs.get().list.slice(0, 2).map((s) => s.status)).toEqual(['complete', 'complete']), { timeout: 5000 })
+    await vi.waitFor(
+      () =>
+        expect(
+          $songs
+            .get()
+            .list.slice(0, 2)
+            .map((s) => s.status)
+        ).toEqual(['complete', 'complete']),
+      { timeout: 5000 }
+    )
     // everything finished: polling stops
     const count = calls.filter((c) => c.path === 'music/song/get').length
     await new Promise((r) => setTimeout(r, 3300))
@@ -252,7 +280,7 @@ describe('helpers', () => {
     expect(validateSong('custom', { lyric: '', tags: '', title: '' })).toEqual({
       lyric: '请填写歌词，或点「AI 写词」',
       tags: '请填写音乐风格，如：流行, 钢琴, 女声',
-      title: '请填写歌名',
+      title: '请填写歌名'
     })
     expect(validateSong('custom', { lyric: '', tags: 'piano', title: '夜', instrumental: true })).toEqual({})
   })

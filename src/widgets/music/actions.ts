@@ -27,7 +27,7 @@ const book = () =>
   shared('music.book', () => {
     const b = {
       unwatch: null as null | (() => void),
-      ticket: 0,
+      ticket: 0
     }
     $token.listen(() => resetMusic())
     return b
@@ -98,9 +98,9 @@ async function pollUnfinished(): Promise<void> {
     pending.map((s) =>
       call<Song>('song/get', { songId: s.songId }).then(
         (song) => putSong(song),
-        () => {},
-      ),
-    ),
+        () => {}
+      )
+    )
   )
 }
 
@@ -181,7 +181,7 @@ export async function generateCustomMusic(input: CustomSongInput): Promise<{ tas
     lyric: input.lyric.trim(),
     tags: input.tags.trim(),
     title: input.title.trim(),
-    instrumental: Boolean(input.instrumental),
+    instrumental: Boolean(input.instrumental)
   }
   if (input.negativeTags?.trim()) body.negativeTags = input.negativeTags.trim()
   return added(await call('custom/generate', body))
@@ -201,7 +201,10 @@ export async function deleteSong(songId: string): Promise<void> {
 }
 
 /** What is wrong with a creation form, in Chinese (empty when it can be sent). */
-export function validateSong(mode: 'simple' | 'custom', input: { prompt?: string } & Partial<CustomSongInput>): Partial<Record<'prompt' | 'lyric' | 'tags' | 'title', string>> {
+export function validateSong(
+  mode: 'simple' | 'custom',
+  input: { prompt?: string } & Partial<CustomSongInput>
+): Partial<Record<'prompt' | 'lyric' | 'tags' | 'title', string>> {
   const errors: Partial<Record<'prompt' | 'lyric' | 'tags' | 'title', string>> = {}
   const len = (s: string | undefined) => (s ?? '').trim().length
   if (mode === 'simple') {

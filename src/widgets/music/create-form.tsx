@@ -18,7 +18,23 @@ const IDEAS = ['一首关于夏夜晚风的轻快流行歌', '写给远方朋友
 const inputClass =
   'w-full rounded-lg border border-line bg-raised px-3 text-ink placeholder:text-muted outline-none focus:border-primary aria-invalid:border-danger'
 
-function FieldBox({ id, label, error, count, limit, children, action }: { id: string; label: string; error?: string; count: number; limit: number; children: ReactNode; action?: ReactNode }) {
+function FieldBox({
+  id,
+  label,
+  error,
+  count,
+  limit,
+  children,
+  action
+}: {
+  id: string
+  label: string
+  error?: string
+  count: number
+  limit: number
+  children: ReactNode
+  action?: ReactNode
+}) {
   return (
     <div>
       <div className="flex items-center justify-between gap-2 mb-1.5">
@@ -42,13 +58,7 @@ function FieldBox({ id, label, error, count, limit, children, action }: { id: st
 
 function Switch({ checked, onChange, label }: { checked: boolean; onChange: (v: boolean) => void; label: string }) {
   return (
-    <button
-      type="button"
-      role="switch"
-      aria-checked={checked}
-      onClick={() => onChange(!checked)}
-      className="flex items-center gap-2 text-sm text-ink"
-    >
+    <button type="button" role="switch" aria-checked={checked} onClick={() => onChange(!checked)} className="flex items-center gap-2 text-sm text-ink">
       <span className={`relative inline-block w-9 h-5 rounded-full transition-colors ${checked ? 'bg-primary' : 'bg-line'}`}>
         <span className={`absolute top-0.5 size-4 rounded-full bg-white transition-all ${checked ? 'left-[18px]' : 'left-0.5'}`} />
       </span>
@@ -78,7 +88,10 @@ export function CreateForm() {
   const aria = (field: Field) => ({ 'aria-invalid': errors[field] ? true : undefined, 'aria-describedby': `lx-music-${field}-error` })
 
   function addTag(tag: string) {
-    const list = tags.split(/[,，]\s*/).map((t) => t.trim()).filter(Boolean)
+    const list = tags
+      .split(/[,，]\s*/)
+      .map((t) => t.trim())
+      .filter(Boolean)
     if (list.includes(tag)) return
     setTags([...list, tag].join(', '))
     if (errors.tags) setErrors((x) => ({ ...x, tags: undefined }))
@@ -86,7 +99,10 @@ export function CreateForm() {
 
   async function handleWriteLyrics() {
     if (writing) return
-    const theme = [title, tags, lyric.slice(0, 200)].map((s) => s.trim()).filter(Boolean).join('，')
+    const theme = [title, tags, lyric.slice(0, 200)]
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .join('，')
     if (!theme) {
       setErrors((x) => ({ ...x, lyric: '先写下歌名、风格或几句主题，AI 才知道写什么' }))
       return
@@ -168,13 +184,32 @@ export function CreateForm() {
       ) : (
         <>
           <FieldBox id="lx-music-title" label="歌名" error={errors.title} count={title.trim().length} limit={MUSIC_LIMITS.title}>
-            <input id="lx-music-title" value={title} onInput={edit('title', setTitle)} placeholder="给歌曲起个名字" className={`${inputClass} h-10`} {...aria('title')} />
+            <input
+              id="lx-music-title"
+              value={title}
+              onInput={edit('title', setTitle)}
+              placeholder="给歌曲起个名字"
+              className={`${inputClass} h-10`}
+              {...aria('title')}
+            />
           </FieldBox>
           <FieldBox id="lx-music-tags" label="音乐风格" error={errors.tags} count={tags.trim().length} limit={MUSIC_LIMITS.tags}>
-            <input id="lx-music-tags" value={tags} onInput={edit('tags', setTags)} placeholder="如：流行, 钢琴, 女声" className={`${inputClass} h-10`} {...aria('tags')} />
+            <input
+              id="lx-music-tags"
+              value={tags}
+              onInput={edit('tags', setTags)}
+              placeholder="如：流行, 钢琴, 女声"
+              className={`${inputClass} h-10`}
+              {...aria('tags')}
+            />
             <div className="mt-2 flex flex-wrap gap-1.5" role="group" aria-label="常用风格">
               {STYLE_CHIPS.map((tag) => (
-                <button key={tag} type="button" onClick={() => addTag(tag)} className="px-2 py-0.5 rounded-full border border-line text-xs text-muted hover:text-ink hover:border-primary">
+                <button
+                  key={tag}
+                  type="button"
+                  onClick={() => addTag(tag)}
+                  className="px-2 py-0.5 rounded-full border border-line text-xs text-muted hover:text-ink hover:border-primary"
+                >
                   {tag}
                 </button>
               ))}
@@ -217,7 +252,10 @@ export function CreateForm() {
         <Switch checked={instrumental} onChange={setInstrumental} label="纯音乐" />
         {user && (
           <span className="text-xs text-muted">
-            剩余次数 <b data-testid="suno-count" className="text-ink font-semibold">{user.state === 0 ? '已过期' : formatCount(user.sunoCount)}</b>
+            剩余次数{' '}
+            <b data-testid="suno-count" className="text-ink font-semibold">
+              {user.state === 0 ? '已过期' : formatCount(user.sunoCount)}
+            </b>
           </span>
         )}
       </div>

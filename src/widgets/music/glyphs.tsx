@@ -11,7 +11,7 @@ const d = {
   trash: 'M4 7h16 M9 7V4h6v3 M6 7l1 13h10l1-13',
   close: 'M6 6l12 12 M18 6L6 18',
   note: 'M9 18V5l11-2v13 M9 18a3 3 0 11-6 0 3 3 0 016 0z M20 16a3 3 0 11-6 0 3 3 0 016 0z',
-  spark: 'M12 3l1.8 5.2L19 10l-5.2 1.8L12 17l-1.8-5.2L5 10l5.2-1.8z',
+  spark: 'M12 3l1.8 5.2L19 10l-5.2 1.8L12 17l-1.8-5.2L5 10l5.2-1.8z'
 } as const
 
 export type GlyphName = keyof typeof d
@@ -60,7 +60,7 @@ export function IconButton({
   className = 'size-9',
   filled,
   pressed,
-  expanded,
+  expanded
 }: {
   label: string
   glyph: GlyphName

@@ -25,7 +25,7 @@ const song = (songId: string, patch: Partial<Song> = {}): Song => ({
   errorMessage: null,
   demo: true,
   createTime: 1,
-  ...patch,
+  ...patch
 })
 
 let songs: Song[] = []
@@ -42,7 +42,10 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
   for await (const chunk of req) chunks.push(chunk as Buffer)
   const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>
   calls.push({ path, body })
-  const made = [song('n1', { title: '新歌', status: 'queued', audioUrl: null, demo: false }), song('n2', { title: '新歌', status: 'streaming', audioUrl: 'http://up/n2', demo: false })]
+  const made = [
+    song('n1', { title: '新歌', status: 'queued', audioUrl: null, demo: false }),
+    song('n2', { title: '新歌', status: 'streaming', audioUrl: 'http://up/n2', demo: false })
+  ]
   if (path.endsWith('generate') && !path.includes('lyrics')) sunoCount--
   const data: Record<string, unknown> = {
     'music/song/list': { list: songs, total: songs.length, pageNum: 1, pageSize: 10 },
@@ -50,7 +53,18 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     'music/generate': { taskId: 't2', songs: made },
     'music/custom/generate': { taskId: 't3', songs: made },
     'music/lyrics/generate': { title: '晚风', text: '[Verse]\nAI 写的词' },
-    'user/info': { accountId: 'a', userId: 'a', phone: '13800138000', nickName: '', avatarUrl: '', state: 1, tokens: 1, mjCount: 1, sunoCount, permissionCodes: [] },
+    'user/info': {
+      accountId: 'a',
+      userId: 'a',
+      phone: '13800138000',
+      nickName: '',
+      avatarUrl: '',
+      state: 1,
+      tokens: 1,
+      mjCount: 1,
+      sunoCount,
+      permissionCodes: []
+    }
   }
   res.setHeader('content-type', 'application/json')
   res.end(JSON.stringify(path in data ? { code: 2000, message: 'success', data: data[path] } : { code: 40400001, message: path, data: null }))
@@ -68,7 +82,19 @@ beforeEach(() => {
   calls.length = 0
   sunoCount = 8
   $token.set('tok')
-  $user.set({ accessToken: 'tok', accountId: 'a', userId: 'a', phone: '13800138000', nickName: '', avatarUrl: '', state: 1, tokens: 1, mjCount: 1, sunoCount: 8, permissionCodes: [] } as never)
+  $user.set({
+    accessToken: 'tok',
+    accountId: 'a',
+    userId: 'a',
+    phone: '13800138000',
+    nickName: '',
+    avatarUrl: '',
+    state: 1,
+    tokens: 1,
+    mjCount: 1,
+    sunoCount: 8,
+    permissionCodes: []
+  } as never)
 })
 afterEach(() => {
   document.body.innerHTML = ''
@@ -147,7 +173,14 @@ describe('<lingxi-music>', () => {
     expect(root.querySelector<HTMLInputElement>('#lx-music-title')!.value).toBe('晚风')
     expect(calls.find((c) => c.path === 'music/lyrics/generate')!.body).toEqual({ prompt: '民谣' })
     root.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }))
-    await vi.waitFor(() => expect(calls.find((c) => c.path === 'music/custom/generate')?.body).toEqual({ lyric: '[Verse]\nAI 写的词', tags: '民谣', title: '晚风', instrumental: false }))
+    await vi.waitFor(() =>
+      expect(calls.find((c) => c.path === 'music/custom/generate')?.body).toEqual({
+        lyric: '[Verse]\nAI 写的词',
+        tags: '民谣',
+        title: '晚风',
+        instrumental: false
+      })
+    )
   })
 
   it('plays a song, shows its lyrics, steps to the next and offers the download', async () => {

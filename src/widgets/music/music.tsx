@@ -61,9 +61,7 @@ function Studio() {
         <div className="flex flex-col gap-4 min-w-0">
           <Player />
           <div>
-            <h3 className="mb-2 text-sm font-semibold text-muted">
-              我的歌曲{songs.loaded && <span className="ml-1 font-normal">（{songs.total}）</span>}
-            </h3>
+            <h3 className="mb-2 text-sm font-semibold text-muted">我的歌曲{songs.loaded && <span className="ml-1 font-normal">（{songs.total}）</span>}</h3>
             <SongList />
           </div>
         </div>

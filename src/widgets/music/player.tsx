@@ -49,7 +49,13 @@ function Controls({ player, size = 'large' }: { player: PlayerState; size?: 'lar
   const playing = busy(player)
   return (
     <div className="flex items-center gap-1" role="group" aria-label="播放控制">
-      <IconButton label="上一首" glyph="previous" filled onClick={() => playPrevious()} disabled={!player.song || (!hasPrevious() && player.currentTime < 0.5)} />
+      <IconButton
+        label="上一首"
+        glyph="previous"
+        filled
+        onClick={() => playPrevious()}
+        disabled={!player.song || (!hasPrevious() && player.currentTime < 0.5)}
+      />
       <button
         type="button"
         aria-label={playing ? '暂停' : '播放'}
@@ -59,7 +65,11 @@ function Controls({ player, size = 'large' }: { player: PlayerState; size?: 'lar
         onClick={() => canPlay && togglePlay()}
         className={`${size === 'large' ? 'size-12' : 'size-10'} shrink-0 grid place-items-center rounded-full bg-primary text-primary-ink hover:brightness-110 aria-disabled:opacity-40`}
       >
-        {player.status === 'loading' ? <span className="lx-spinner !size-5 !border-2 !border-primary-ink/30 !border-t-primary-ink" aria-hidden="true" /> : <Glyph name={playing ? 'pause' : 'play'} filled className="size-5" />}
+        {player.status === 'loading' ? (
+          <span className="lx-spinner !size-5 !border-2 !border-primary-ink/30 !border-t-primary-ink" aria-hidden="true" />
+        ) : (
+          <Glyph name={playing ? 'pause' : 'play'} filled className="size-5" />
+        )}
       </button>
       <IconButton label="下一首" glyph="next" filled onClick={() => playNext()} disabled={!hasNext()} />
     </div>
@@ -76,7 +86,17 @@ export function Player() {
       <div className="flex items-center gap-4">
         <Cover url={song?.imageUrl ?? null} className="size-20 sm:size-24 shrink-0 rounded-xl" />
         <div className="min-w-0 flex-1">
-          <p className="text-xs text-muted">{player.status === 'playing' ? '正在播放' : player.status === 'loading' ? '缓冲中' : player.status === 'error' ? '播放失败' : song ? '已暂停' : '未在播放'}</p>
+          <p className="text-xs text-muted">
+            {player.status === 'playing'
+              ? '正在播放'
+              : player.status === 'loading'
+                ? '缓冲中'
+                : player.status === 'error'
+                  ? '播放失败'
+                  : song
+                    ? '已暂停'
+                    : '未在播放'}
+          </p>
           <h3 data-testid="player-title" className="mt-0.5 font-semibold text-base truncate flex items-center gap-2">
             <span className="truncate">{song ? song.title || '未命名' : '选择一首歌开始播放'}</span>
             {song?.demo && <DemoBadge />}
@@ -106,7 +126,12 @@ export function Player() {
         <Seek player={player} />
       </div>
       {song && lyrics && (
-        <div role="region" aria-label="歌词" data-testid="lyrics" className="mt-3 max-h-72 overflow-y-auto rounded-lg bg-raised p-4 text-sm leading-7 whitespace-pre-wrap">
+        <div
+          role="region"
+          aria-label="歌词"
+          data-testid="lyrics"
+          className="mt-3 max-h-72 overflow-y-auto rounded-lg bg-raised p-4 text-sm leading-7 whitespace-pre-wrap"
+        >
           {song.lyric?.trim() ? song.lyric : song.instrumental ? '纯音乐，无歌词' : '暂无歌词'}
         </div>
       )}
@@ -132,7 +157,12 @@ export function MiniPlayer() {
       className="relative overflow-hidden flex items-center gap-3 h-14 pl-2 pr-1 rounded-xl border border-line bg-surface/95 backdrop-blur shadow-2xl"
     >
       <Cover url={song.imageUrl} className="size-10 shrink-0 rounded-lg" />
-      <button type="button" onClick={() => dispatchEvent(new CustomEvent(EVENT_NAVIGATE, { detail: { path: '/music' } }))} className="min-w-0 flex-1 text-left" title="打开 AI 音乐">
+      <button
+        type="button"
+        onClick={() => dispatchEvent(new CustomEvent(EVENT_NAVIGATE, { detail: { path: '/music' } }))}
+        className="min-w-0 flex-1 text-left"
+        title="打开 AI 音乐"
+      >
         <span data-testid="mini-title" className="flex items-center gap-1.5 text-sm font-medium">
           <span className="truncate">{song.title || '未命名'}</span>
           {song.demo && <DemoBadge />}

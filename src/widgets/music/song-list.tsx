@@ -12,7 +12,7 @@ const STATUS_TEXT: Record<Song['status'], string> = {
   queued: '排队中',
   streaming: '生成中，可试听',
   complete: '已完成',
-  error: '生成失败',
+  error: '生成失败'
 }
 
 /** Re-renders every second while something is unfinished, so the estimated progress moves. */

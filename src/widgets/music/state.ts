@@ -62,4 +62,3 @@ export const MUSIC_LIMITS = { prompt: 400, lyric: 3000, tags: 200, title: 80 } a
 export const EMPTY_LIST: MusicList = { list: [], total: 0, pageNum: 0, loading: false, loaded: false }
 
 export const $songs = /* @__PURE__ */ shared('$songs', () => atom<MusicList>(EMPTY_LIST))
-

@@ -9,7 +9,7 @@ const STATUSES: [ActivityStatus | '', string][] = [
   ['', '全部状态'],
   ['open', '进行中'],
   ['upcoming', '未开始'],
-  ['ended', '已结束'],
+  ['ended', '已结束']
 ]
 
 const selectClass = 'h-9 pl-3 pr-8 rounded-lg border border-line bg-raised text-sm text-ink outline-none focus:border-primary'
@@ -23,7 +23,7 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
   const [state, activities] = usePagedList({
     load: (pageNum, query: { platform: ActivityPlatform | ''; status: ActivityStatus | ''; keyword: string }) =>
       listActivities({ quality, platform: query.platform || undefined, status: query.status || undefined, keyword: query.keyword, pageNum }),
-    key: (a: Activity) => a.activityId,
+    key: (a: Activity) => a.activityId
   })
   // null until the first page answered (or failed: then empty, with why in place of the list)
   const items = state.loaded || state.error ? state.list : null
@@ -41,20 +41,23 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
       <form
         role="search"
         aria-label="筛选任务"
-        onSubmit={
-          (e: On.Submit) => {
-            e.preventDefault()
-            // The field itself: an edit in the same tick as the submit is not rendered yet.
-            const field = (e.target as HTMLFormElement).querySelector('input[type=search]') as HTMLInputElement | null
-            setKeyword((field?.value ?? typed).trim())
-          }
-        }
+        onSubmit={(e: On.Submit) => {
+          e.preventDefault()
+          // The field itself: an edit in the same tick as the submit is not rendered yet.
+          const field = (e.target as HTMLFormElement).querySelector('input[type=search]') as HTMLInputElement | null
+          setKeyword((field?.value ?? typed).trim())
+        }}
         className="flex flex-wrap items-center gap-2"
       >
         <label className="sr-only" htmlFor={`${id}-platform`}>
           发布平台
         </label>
-        <select id={`${id}-platform`} value={platform} onChange={(e) => setPlatform((e.target as HTMLSelectElement).value as ActivityPlatform | '')} className={selectClass}>
+        <select
+          id={`${id}-platform`}
+          value={platform}
+          onChange={(e) => setPlatform((e.target as HTMLSelectElement).value as ActivityPlatform | '')}
+          className={selectClass}
+        >
           <option value="">全部平台</option>
           {PLATFORMS.map((p) => (
             <option key={p.value} value={p.value}>
@@ -65,7 +68,12 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
         <label className="sr-only" htmlFor={`${id}-status`}>
           任务状态
         </label>
-        <select id={`${id}-status`} value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value as ActivityStatus | '')} className={selectClass}>
+        <select
+          id={`${id}-status`}
+          value={status}
+          onChange={(e) => setStatus((e.target as HTMLSelectElement).value as ActivityStatus | '')}
+          className={selectClass}
+        >
           {STATUSES.map(([value, label]) => (
             <option key={value} value={value}>
               {label}
@@ -89,7 +97,11 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
             placeholder="搜索任务标题或要求"
             className="flex-1 min-w-0 h-9 px-3 rounded-l-lg border border-line bg-raised text-sm text-ink placeholder:text-muted outline-none focus:border-primary"
           />
-          <button type="submit" aria-label="搜索" className="h-9 px-3 rounded-r-lg border border-l-0 border-line text-muted hover:text-ink hover:border-primary">
+          <button
+            type="submit"
+            aria-label="搜索"
+            className="h-9 px-3 rounded-r-lg border border-l-0 border-line text-muted hover:text-ink hover:border-primary"
+          >
             <Icon name="search" className="size-4" />
           </button>
         </div>
@@ -158,7 +170,10 @@ function ActivityCard({ activity: a, base }: { activity: Activity; base: string 
           <span className="text-xs text-muted"> 元/篇</span>
         </p>
         <p className="pb-1 text-xs text-muted">
-          剩余名额 <b data-testid="places-left" className="text-ink tabular-nums">{places}</b>
+          剩余名额{' '}
+          <b data-testid="places-left" className="text-ink tabular-nums">
+            {places}
+          </b>
         </p>
         <p className="pb-1 text-xs text-muted hidden sm:block">剩余预算 ¥{formatYuan(budgetLeft)}</p>
       </div>

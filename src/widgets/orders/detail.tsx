@@ -13,7 +13,7 @@ const RedPacket = lazy(() => import('./red-packet').then((m) => ({ default: m.Re
 const NOT_OPEN: Record<string, string> = {
   upcoming: '本场次尚未开始，开始后即可接单',
   full: '本场次名额已满',
-  ended: '本场次已结束',
+  ended: '本场次已结束'
 }
 
 /** One session of an activity: brief, requirements, places left, and my order in it. */
@@ -48,10 +48,12 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
     () =>
       moving
         ? onRedPackState((s) =>
-            setDetail((d) => (d?.myOrder?.orderId === s.orderId && d.myOrder.payState !== s.payState ? { ...d, myOrder: { ...d.myOrder, payState: s.payState } } : d)),
+            setDetail((d) =>
+              d?.myOrder?.orderId === s.orderId && d.myOrder.payState !== s.payState ? { ...d, myOrder: { ...d.myOrder, payState: s.payState } } : d
+            )
           )
         : undefined,
-    [moving],
+    [moving]
   )
 
   async function handleTake() {
@@ -60,7 +62,7 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
     const ok = await confirm({
       title: '确认接单',
       message: `接下「${activity.title}」${session.name}？将占用 1 个名额，请在 ${formatTime(session.endTime)} 前发布并提交。`,
-      confirmText: '接单',
+      confirmText: '接单'
     })
     if (!ok) return
     setBusy(true)
@@ -78,7 +80,11 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
   }
 
   async function handleCancel(order: Order) {
-    if (busy || !(await confirm({ title: '取消接单', message: '确定取消这个订单吗？名额将退回，草稿不会保留。', confirmText: '取消接单', cancelText: '再想想' }))) return
+    if (
+      busy ||
+      !(await confirm({ title: '取消接单', message: '确定取消这个订单吗？名额将退回，草稿不会保留。', confirmText: '取消接单', cancelText: '再想想' }))
+    )
+      return
     setBusy(true)
     try {
       setOrder(await cancelOrder(order.orderId))
@@ -214,7 +220,11 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
               <div className="flex flex-wrap items-center gap-3 rounded-lg border border-ok/50 bg-ok/10 px-3 py-3">
                 <p className="text-sm text-ok mr-auto">审核通过，奖励 ¥{formatYuan(active.rewardFen)}</p>
                 {canClaim(active) ? (
-                  <button type="button" onClick={() => setClaiming(true)} className="h-10 px-6 rounded-lg bg-[#e8473b] text-white font-semibold hover:brightness-110">
+                  <button
+                    type="button"
+                    onClick={() => setClaiming(true)}
+                    className="h-10 px-6 rounded-lg bg-[#e8473b] text-white font-semibold hover:brightness-110"
+                  >
                     领取红包
                   </button>
                 ) : (
@@ -230,7 +240,11 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
                 <DraftEditor order={active} onSaved={setOrder} />
                 <SubmitForm order={active} onSubmitted={setOrder} />
                 {active.status === 'taken' && (
-                  <button type="button" onClick={() => void handleCancel(active)} className="self-start text-sm text-muted hover:text-danger underline-offset-2 hover:underline">
+                  <button
+                    type="button"
+                    onClick={() => void handleCancel(active)}
+                    className="self-start text-sm text-muted hover:text-danger underline-offset-2 hover:underline"
+                  >
                     取消接单
                   </button>
                 )}

@@ -26,7 +26,7 @@ export function DraftEditor({ order, onSaved }: { order: Order; onSaved: (order:
       controller.current?.abort()
       if (request.current && !stopped.current) stopDraft(request.current).catch(() => {})
     },
-    [],
+    []
   )
 
   async function save(value = text, quiet = false) {
@@ -62,7 +62,7 @@ export function DraftEditor({ order, onSaved }: { order: Order; onSaved: (order:
           if (stopped.current) return
           setText(t)
           setPhase('streaming')
-        },
+        }
       })
       request.current = null
       const final = result.text || (stopped.current ? '' : before)
@@ -107,11 +107,19 @@ export function DraftEditor({ order, onSaved }: { order: Order; onSaved: (order:
           <label htmlFor="lx-od-draft-text">1. 创作稿件</label>
         </h4>
         {writing ? (
-          <button type="button" onClick={() => void handleStop()} className="h-8 px-3 rounded-lg border border-line text-sm hover:border-danger hover:text-danger">
+          <button
+            type="button"
+            onClick={() => void handleStop()}
+            className="h-8 px-3 rounded-lg border border-line text-sm hover:border-danger hover:text-danger"
+          >
             停止
           </button>
         ) : (
-          <button type="button" onClick={() => void handleDraft()} className="h-8 px-3 rounded-lg border border-primary/60 text-primary text-sm inline-flex items-center gap-1.5 hover:bg-primary/10">
+          <button
+            type="button"
+            onClick={() => void handleDraft()}
+            className="h-8 px-3 rounded-lg border border-primary/60 text-primary text-sm inline-flex items-center gap-1.5 hover:bg-primary/10"
+          >
             <Icon name="spark" className="size-4" />
             AI 起草
           </button>

@@ -13,7 +13,7 @@ export function MyOrders({ quality, base }: { quality: boolean; base: string }) 
   const [status, setStatus] = useState<OrderStatus | ''>('')
   const [state, orders] = usePagedList({
     load: (pageNum, query: { status: OrderStatus | '' }) => loadMyOrders({ quality, status: query.status || undefined, pageNum }),
-    key: (o: Order) => o.orderId,
+    key: (o: Order) => o.orderId
   })
   // null until the first page answered (or failed: then empty, with why in place of the list)
   const items = state.loaded || state.error ? state.list : null
@@ -82,11 +82,18 @@ export function MyOrders({ quality, base }: { quality: boolean; base: string }) 
                     <span className="sr-only">奖励</span>¥{formatYuan(o.rewardFen)}
                   </p>
                   {canClaim(o) ? (
-                    <button type="button" onClick={() => setClaiming(o)} className="h-9 px-4 rounded-lg bg-[#e8473b] text-white font-semibold hover:brightness-110">
+                    <button
+                      type="button"
+                      onClick={() => setClaiming(o)}
+                      className="h-9 px-4 rounded-lg bg-[#e8473b] text-white font-semibold hover:brightness-110"
+                    >
                       领取红包
                     </button>
                   ) : (
-                    <a href={detailHref(base, o.activityId, o.activitySessionId)} className="h-9 px-4 inline-flex items-center rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary">
+                    <a
+                      href={detailHref(base, o.activityId, o.activitySessionId)}
+                      className="h-9 px-4 inline-flex items-center rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary"
+                    >
                       {o.status === 'taken' || o.status === 'rejected' ? '去提交' : '查看'}
                     </a>
                   )}
@@ -95,7 +102,12 @@ export function MyOrders({ quality, base }: { quality: boolean; base: string }) 
             </ul>
             {items.length < total && (
               <div className="mt-4 text-center">
-                <button type="button" onClick={() => orders.more()} aria-disabled={loading || undefined} className="h-9 px-6 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary">
+                <button
+                  type="button"
+                  onClick={() => orders.more()}
+                  aria-disabled={loading || undefined}
+                  className="h-9 px-6 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary"
+                >
                   {loading ? '加载中…' : '加载更多'}
                 </button>
               </div>

@@ -29,9 +29,27 @@ function activity(n: number, quality = false): Activity {
     status: 'open',
     cover: null,
     sessions: [
-      { activitySessionId: `s${n}1`, activityId: `a${n}`, name: '第 1 场', startTime: Date.now() - DAY, endTime: Date.now() + DAY, places: 10, placesLeft: 3, status: 'open' },
-      { activitySessionId: `s${n}2`, activityId: `a${n}`, name: '第 2 场', startTime: Date.now() + DAY, endTime: Date.now() + 2 * DAY, places: 5, placesLeft: 5, status: 'upcoming' },
-    ],
+      {
+        activitySessionId: `s${n}1`,
+        activityId: `a${n}`,
+        name: '第 1 场',
+        startTime: Date.now() - DAY,
+        endTime: Date.now() + DAY,
+        places: 10,
+        placesLeft: 3,
+        status: 'open'
+      },
+      {
+        activitySessionId: `s${n}2`,
+        activityId: `a${n}`,
+        name: '第 2 场',
+        startTime: Date.now() + DAY,
+        endTime: Date.now() + 2 * DAY,
+        places: 5,
+        placesLeft: 5,
+        status: 'upcoming'
+      }
+    ]
   }
 }
 
@@ -51,7 +69,7 @@ function order(patch: Partial<Order> = {}): Order {
     submitTime: null,
     reviewTime: null,
     activity: { title: '活动1', platformName: '小红书', quality: false },
-    ...patch,
+    ...patch
   }
 }
 
@@ -115,7 +133,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     mchBillno: 'LX1',
     amountFen: 1250,
     sendTime: 1,
-    receiveTime: null,
+    receiveTime: null
   })
   switch (path) {
     case 'orders/activity/list': {
@@ -151,11 +169,29 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     case 'wx-red-pack/v2/check-state':
       return send(pay(payStates.shift() ?? 'SENT'))
     case 'oss/upload/getOssSTS':
-      return send({ provider: 'local', uploadUrl: '/api/v1/oss/upload/put/images/s.png?sig=1', method: 'PUT', headers: {}, expiresAt: 0, key: 'images/s.png', fileUrl: '' })
+      return send({
+        provider: 'local',
+        uploadUrl: '/api/v1/oss/upload/put/images/s.png?sig=1',
+        method: 'PUT',
+        headers: {},
+        expiresAt: 0,
+        key: 'images/s.png',
+        fileUrl: ''
+      })
     case 'oss/upload/put/images/s.png':
       return send(null)
     case 'oss/upload/complete':
-      return send({ imageId: 'i1', url: '/files/images/s.png', thumbUrl: '', name: 's.png', contentType: 'image/png', size: 16, width: 1, height: 1, createTime: 1 })
+      return send({
+        imageId: 'i1',
+        url: '/files/images/s.png',
+        thumbUrl: '',
+        name: 's.png',
+        contentType: 'image/png',
+        size: 16,
+        width: 1,
+        height: 1,
+        createTime: 1
+      })
     case 'user/info':
       return send({ accountId: 'a', phone: '13800138000', nickName: '', avatarUrl: '', state: 1, tokens: 1, mjCount: 1, sunoCount: 1, permissionCodes: [] })
     default:
@@ -292,7 +328,9 @@ describe('<lingxi-orders>', () => {
     input.dispatchEvent(new Event('change', { bubbles: true }))
     await vi.waitFor(() => expect(root.querySelector('[data-testid=screenshot]')!.getAttribute('data-status')).toBe('done'))
     button(root, '提交审核')!.click()
-    await vi.waitFor(() => expect(bodies('orders/submit')).toEqual([{ orderId: 'o1', link: 'https://www.xiaohongshu.com/explore/1', screenshots: ['/files/images/s.png'] }]))
+    await vi.waitFor(() =>
+      expect(bodies('orders/submit')).toEqual([{ orderId: 'o1', link: 'https://www.xiaohongshu.com/explore/1', screenshots: ['/files/images/s.png'] }])
+    )
     await vi.waitFor(() => expect(root.querySelector('[data-testid=order-status]')!.textContent).toBe('审核中'))
     expect(root.querySelector('[data-testid=draft]')).toBeNull()
     expect(root.querySelector('img[alt="截图 1"]')!.getAttribute('src')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/images\/s\.png$/)

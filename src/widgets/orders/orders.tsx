@@ -40,9 +40,7 @@ export function Orders({ quality, view, activityId, sessionId, basePath }: Order
   const base = (basePath || (q ? '/miracleOrders' : '/orders')).replace(/\/+$/, '')
   let body
   if (!token) {
-    body = (
-      <LoggedOut icon={<Icon name={q ? 'quality' : 'orders'} className="size-7" />} title="登录后接单" blurb="承接内容任务，审核通过即得微信红包。" />
-    )
+    body = <LoggedOut icon={<Icon name={q ? 'quality' : 'orders'} className="size-7" />} title="登录后接单" blurb="承接内容任务，审核通过即得微信红包。" />
   } else if (view === 'detail' && activityId && sessionId) {
     body = (
       <Suspense fallback={<Spinner label="任务加载中" />}>
@@ -63,7 +61,7 @@ export function Orders({ quality, view, activityId, sessionId, basePath }: Order
 type Tab = 'list' | 'mine'
 const TABS: [Tab, string][] = [
   ['list', '任务大厅'],
-  ['mine', '我的订单'],
+  ['mine', '我的订单']
 ]
 
 function Platform({ quality, base, initial }: { quality: boolean; base: string; initial: Tab }) {

@@ -1,6 +1,15 @@
 import { ApiError } from '../../core/api'
 import { $config } from '../../core/config'
-import { ACTIVITY_STATUS_TEXT, ORDER_STATUS_TEXT, PAY_STATE_TEXT, SESSION_STATUS_TEXT, type ActivityStatus, type OrderStatus, type PayState, type SessionStatus } from './state'
+import {
+  ACTIVITY_STATUS_TEXT,
+  ORDER_STATUS_TEXT,
+  PAY_STATE_TEXT,
+  SESSION_STATUS_TEXT,
+  type ActivityStatus,
+  type OrderStatus,
+  type PayState,
+  type SessionStatus
+} from './state'
 
 /** A stored file's address usable from any page: Lingxi paths (`/files/…`) go to the API origin. */
 export const fileSrc = (url: string) => (/^\/(?!\/)/.test(url) ? `${$config.get().apiBase}${url}` : url)
@@ -13,7 +22,7 @@ const TONE = {
   good: 'border-ok/50 text-ok bg-ok/10',
   accent: 'border-primary/50 text-primary bg-primary/10',
   muted: 'border-line text-muted',
-  bad: 'border-danger/50 text-danger bg-danger/10',
+  bad: 'border-danger/50 text-danger bg-danger/10'
 }
 
 function Badge({ tone, children, testId }: { tone: keyof typeof TONE; children: string; testId?: string }) {
@@ -46,7 +55,14 @@ export function OrderStatusBadge({ status }: { status: OrderStatus }) {
 }
 
 export function PayStateBadge({ state }: { state: PayState }) {
-  const tone = state === 'RECEIVED' || state === 'SENT' ? 'good' : state === 'FAILED' || state === 'REFUND' || state === 'RFUND_ING' ? 'bad' : state === 'SENDING' ? 'accent' : 'muted'
+  const tone =
+    state === 'RECEIVED' || state === 'SENT'
+      ? 'good'
+      : state === 'FAILED' || state === 'REFUND' || state === 'RFUND_ING'
+        ? 'bad'
+        : state === 'SENDING'
+          ? 'accent'
+          : 'muted'
   return (
     <Badge testId="pay-state" tone={tone}>
       {`红包${PAY_STATE_TEXT[state] ?? state}`}

@@ -25,7 +25,7 @@ const RESULT_TEXT: Partial<Record<PayState, string>> = {
   RECEIVED: '红包已领取，奖励已到账',
   FAILED: '红包发放失败，可稍后重试',
   RFUND_ING: '红包未在 24 小时内领取，正在退回',
-  REFUND: '红包未领取，已退回',
+  REFUND: '红包未领取，已退回'
 }
 
 /**
@@ -34,7 +34,15 @@ const RESULT_TEXT: Partial<Record<PayState, string>> = {
  * still sending it: `paying`), then follows the account channel and `check-state` until it is sent,
  * received or failed. An order already paid opens at once.
  */
-export function RedPacket({ order, onClose, onState }: { order: { orderId: string; rewardFen: number; payState: PayState }; onClose: () => void; onState?: (s: PayState) => void }) {
+export function RedPacket({
+  order,
+  onClose,
+  onState
+}: {
+  order: { orderId: string; rewardFen: number; payState: PayState }
+  onClose: () => void
+  onState?: (s: PayState) => void
+}) {
   const alreadyPaid = order.payState !== 'none' && order.payState !== 'FAILED'
   const [phase, setPhase] = useState<Phase>('closed')
   const phaseRef = useRef(phase)
@@ -68,9 +76,9 @@ export function RedPacket({ order, onClose, onState }: { order: { orderId: strin
       [
         { transform: 'scale(0.85) rotateY(90deg)', opacity: 0.4 },
         { transform: 'scale(1.03) rotateY(0deg)', opacity: 1, offset: 0.7 },
-        { transform: 'scale(1)', opacity: 1 },
+        { transform: 'scale(1)', opacity: 1 }
       ],
-      { duration: 520, easing: 'ease-out' },
+      { duration: 520, easing: 'ease-out' }
     )
   }, [phase])
 

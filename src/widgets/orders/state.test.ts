@@ -52,7 +52,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     sendTime: 1,
     receiveTime: null,
     demo: false,
-    failReason: payState === 'none' ? '商户余额不足，请稍后重试' : null,
+    failReason: payState === 'none' ? '商户余额不足，请稍后重试' : null
   })
   switch (path) {
     case 'orders/activity/list':
@@ -136,7 +136,7 @@ describe('orders core', () => {
     frames = [
       ['delta', { content: '标题：' }],
       ['delta', { content: '好物推荐' }],
-      ['done', { status: 'complete' }],
+      ['done', { status: 'complete' }]
     ]
     const seen: string[] = []
     const result = await draftOrder('o1', { onText: (t) => seen.push(t) })

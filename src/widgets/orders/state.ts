@@ -119,7 +119,7 @@ export const PLATFORMS: { value: ActivityPlatform; label: string }[] = [
   { value: 'wechat_mp', label: '公众号' },
   { value: 'weibo', label: '微博' },
   { value: 'bilibili', label: '哔哩哔哩' },
-  { value: 'other', label: '其他' },
+  { value: 'other', label: '其他' }
 ]
 
 export const ACTIVITY_STATUS_TEXT: Record<ActivityStatus, string> = { upcoming: '未开始', open: '进行中', ended: '已结束' }
@@ -130,7 +130,7 @@ export const ORDER_STATUS_TEXT: Record<OrderStatus, string> = {
   approved: '已通过',
   rejected: '未通过',
   cancelled: '已取消',
-  expired: '已过期',
+  expired: '已过期'
 }
 export const PAY_STATE_TEXT: Record<PayState, string> = {
   none: '未领取',
@@ -139,7 +139,7 @@ export const PAY_STATE_TEXT: Record<PayState, string> = {
   FAILED: '发放失败',
   RECEIVED: '已领取',
   RFUND_ING: '退款中',
-  REFUND: '已退款',
+  REFUND: '已退款'
 }
 
 /** A red packet is done moving: nothing more to wait for. */
@@ -193,7 +193,7 @@ function paged<T>(answer: Paged<T> | null | undefined, pageNum: number, pageSize
     list: Array.isArray(answer?.list) ? answer.list : [],
     total: Number(answer?.total) || 0,
     pageNum: Number(answer?.pageNum) || pageNum,
-    pageSize: Number(answer?.pageSize) || pageSize,
+    pageSize: Number(answer?.pageSize) || pageSize
   }
 }
 

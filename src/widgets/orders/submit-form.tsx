@@ -23,7 +23,7 @@ let seq = 0
 export function SubmitForm({ order, onSubmitted }: { order: Order; onSubmitted: (order: Order) => void }) {
   const [typedLink, setLink] = useState(order.link ?? '')
   const [shots, setShots] = useState<Shot[]>(() =>
-    (order.screenshots ?? []).map((url) => ({ id: ++seq, name: '', preview: fileSrc(url), progress: 1, status: 'done', url })),
+    (order.screenshots ?? []).map((url) => ({ id: ++seq, name: '', preview: fileSrc(url), progress: 1, status: 'done', url }))
   )
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
@@ -35,7 +35,7 @@ export function SubmitForm({ order, onSubmitted }: { order: Order; onSubmitted: 
     () => () => {
       for (const c of aborts.current.values()) c.abort()
     },
-    [],
+    []
   )
 
   const update = (id: number, patch: Partial<Shot>) => setShots((all) => all.map((s) => (s.id === id ? { ...s, ...patch } : s)))
@@ -54,13 +54,15 @@ export function SubmitForm({ order, onSubmitted }: { order: Order; onSubmitted: 
       const ctl = new AbortController()
       aborts.current.set(id, ctl)
       setShots((all) => [...all, { id, name: file.name, preview, progress: 0, status: 'uploading' }])
-      uploadImage(file, { signal: ctl.signal, onProgress: (progress) => update(id, { progress }) }).then(
-        (image) => update(id, { status: 'done', progress: 1, url: image.url }),
-        (e: unknown) => {
-          if (ctl.signal.aborted) return
-          update(id, { status: 'failed', error: e instanceof Error && e.message ? e.message : '上传失败' })
-        },
-      ).finally(() => aborts.current.delete(id))
+      uploadImage(file, { signal: ctl.signal, onProgress: (progress) => update(id, { progress }) })
+        .then(
+          (image) => update(id, { status: 'done', progress: 1, url: image.url }),
+          (e: unknown) => {
+            if (ctl.signal.aborted) return
+            update(id, { status: 'failed', error: e instanceof Error && e.message ? e.message : '上传失败' })
+          }
+        )
+        .finally(() => aborts.current.delete(id))
     }
   }
 

@@ -28,7 +28,7 @@ export default function GalleryView() {
       (entries) => {
         if (entries.some((e) => e.isIntersecting)) void works.more()
       },
-      { rootMargin: '600px 0px' },
+      { rootMargin: '600px 0px' }
     )
     observer.observe(el)
     return () => observer.disconnect()
@@ -62,7 +62,13 @@ export default function GalleryView() {
         {page?.list.map((w) => (
           <li key={w.workId} className="mb-3 break-inside-avoid" data-testid="gallery-item">
             <figure className="rounded-lg overflow-hidden border border-line bg-surface">
-              <button type="button" onClick={() => setOpen(w)} aria-label={`查看作品：${w.prompt}`} className="block w-full bg-raised" style={{ aspectRatio: w.width && w.height ? `${w.width} / ${w.height}` : undefined }}>
+              <button
+                type="button"
+                onClick={() => setOpen(w)}
+                aria-label={`查看作品：${w.prompt}`}
+                className="block w-full bg-raised"
+                style={{ aspectRatio: w.width && w.height ? `${w.width} / ${w.height}` : undefined }}
+              >
                 <img
                   src={w.imageUrl}
                   srcSet={w.thumbUrl && w.width ? `${w.thumbUrl} 160w, ${w.imageUrl} ${w.width}w` : undefined}
@@ -91,7 +97,12 @@ export default function GalleryView() {
       <div ref={sentinel} aria-hidden="true" className="h-px" />
       {more && (
         <div className="mt-4 text-center">
-          <button type="button" onClick={() => works.more()} aria-disabled={loading} className="h-10 px-6 rounded-lg border border-line hover:border-primary hover:text-primary">
+          <button
+            type="button"
+            onClick={() => works.more()}
+            aria-disabled={loading}
+            className="h-10 px-6 rounded-lg border border-line hover:border-primary hover:text-primary"
+          >
             {loading ? '加载中…' : '加载更多'}
           </button>
         </div>
@@ -105,7 +116,7 @@ export default function GalleryView() {
                 height: open.height,
                 prompt: open.prompt,
                 fileName: `lingxi-${open.workId}.png`,
-                caption: `作者 ${open.author} · ${new Date(open.publishTime).toLocaleDateString('zh-CN')}`,
+                caption: `作者 ${open.author} · ${new Date(open.publishTime).toLocaleDateString('zh-CN')}`
               }
             : null
         }
@@ -125,7 +136,11 @@ export default function GalleryView() {
                 做同款
               </button>
               {open.mine && (
-                <button type="button" onClick={() => unpublish(open)} className="h-10 px-4 rounded-lg border border-line text-muted hover:text-danger hover:border-danger">
+                <button
+                  type="button"
+                  onClick={() => unpublish(open)}
+                  className="h-10 px-4 rounded-lg border border-line text-muted hover:text-danger hover:border-danger"
+                >
                   从画廊撤下
                 </button>
               )}

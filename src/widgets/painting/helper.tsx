@@ -34,10 +34,13 @@ export default function HelperView() {
   const ids = useId()
 
   useEffect(() => {
-    painting.helper().then((raw) => setConfig(readMjHelper(raw)), (error) => {
-      setConfig({ categories: [] })
-      notifyError(error)
-    })
+    painting.helper().then(
+      (raw) => setConfig(readMjHelper(raw)),
+      (error) => {
+        setConfig({ categories: [] })
+        notifyError(error)
+      }
+    )
   }, [])
 
   const built = useMemo(() => helperPrompt(subject, chosen), [subject, chosen])
@@ -117,7 +120,12 @@ export default function HelperView() {
           <ul className="mt-2 flex flex-wrap gap-1" aria-label="已选词汇">
             {chosen.map((w) => (
               <li key={w.value}>
-                <button type="button" onClick={() => toggle(w)} aria-label={`移除 ${w.label}`} className="h-7 px-2 rounded-full bg-raised text-xs text-muted hover:text-danger">
+                <button
+                  type="button"
+                  onClick={() => toggle(w)}
+                  aria-label={`移除 ${w.label}`}
+                  className="h-7 px-2 rounded-full bg-raised text-xs text-muted hover:text-danger"
+                >
                   {w.label} ×
                 </button>
               </li>
@@ -125,7 +133,12 @@ export default function HelperView() {
           </ul>
         )}
         <div className="mt-3 grid grid-cols-3 gap-2">
-          <button type="button" disabled={!prompt.trim()} onClick={() => copyText(prompt)} className="h-10 rounded-lg border border-line hover:border-primary hover:text-primary disabled:opacity-50">
+          <button
+            type="button"
+            disabled={!prompt.trim()}
+            onClick={() => copyText(prompt)}
+            className="h-10 rounded-lg border border-line hover:border-primary hover:text-primary disabled:opacity-50"
+          >
             复制
           </button>
           <button

@@ -32,7 +32,7 @@ export function History({ kind, onOpen }: { kind: 'mj' | 'sd'; onOpen(task: Pain
     load: (pageNum, of: 'mj' | 'sd') => painting.list(pageNum, PAINTING_LIMITS.historyPageSize, of),
     key: (t: PaintingTask) => t.taskId,
     // The cards read the task store, which channel events and polls keep current.
-    onPage: (list) => list.forEach(putTask),
+    onPage: (list) => list.forEach(putTask)
   })
   const page = state.loaded ? { ids: state.list.map((t) => t.taskId), total: state.total } : null
   const { loading } = state

@@ -39,7 +39,10 @@ export function ImagePicker({ max, label, onChange, hint, testId }: Props) {
 
   useEffect(() => {
     const urls = items.filter((i) => i.url).map((i) => i.url!)
-    onChange(urls, items.some((i) => !i.url && !i.error))
+    onChange(
+      urls,
+      items.some((i) => !i.url && !i.error)
+    )
   }, [items])
 
   useEffect(() => () => items.forEach((i) => i.controller.abort()), [])
@@ -58,7 +61,7 @@ export function ImagePicker({ max, label, onChange, hint, testId }: Props) {
           if (item.controller.signal.aborted) return
           update(item.id, { error: error instanceof Error && error.message ? error.message : '上传失败' })
           notifyError(error)
-        },
+        }
       )
     }
   }

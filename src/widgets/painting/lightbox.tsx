@@ -53,7 +53,11 @@ export function Lightbox({ image, onClose, actions }: Props) {
               下载原图
             </a>
             {image.prompt && (
-              <button type="button" onClick={() => copyText(image.prompt)} className="h-10 px-4 rounded-lg border border-line hover:border-primary hover:text-primary">
+              <button
+                type="button"
+                onClick={() => copyText(image.prompt)}
+                className="h-10 px-4 rounded-lg border border-line hover:border-primary hover:text-primary"
+              >
                 复制提示词
               </button>
             )}

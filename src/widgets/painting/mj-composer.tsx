@@ -6,7 +6,7 @@ type Mode = 'imagine' | 'describe' | 'blend'
 const MODES: [Mode, string][] = [
   ['imagine', '绘图'],
   ['describe', '识图'],
-  ['blend', '混图'],
+  ['blend', '混图']
 ]
 
 /** The /mj composer: 绘图 (prompt + option controls in sync with the text + reference images), 识图, 混图. */

@@ -61,4 +61,3 @@ export default function MjView({ prompt }: { prompt?: string }) {
     </div>
   )
 }
-

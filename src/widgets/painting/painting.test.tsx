@@ -11,7 +11,7 @@ import { $paintingDraft, $workList, putTask, resetPainting, type PaintingTask, t
 const GRID: TaskButton[] = [
   ...[1, 2, 3, 4].map((index) => ({ label: `U${index}`, action: 'UPSCALE' as const, index })),
   ...[1, 2, 3, 4].map((index) => ({ label: `V${index}`, action: 'VARIATION' as const, index })),
-  { label: '🔄', action: 'REROLL' },
+  { label: '🔄', action: 'REROLL' }
 ]
 const PANS: TaskButton[] = (['left', 'right', 'up', 'down'] as const).map((direction, i) => ({ label: ['⬅️', '➡️', '⬆️', '⬇️'][i]!, action: 'PAN', direction }))
 
@@ -43,7 +43,7 @@ function task(over: Partial<PaintingTask>): PaintingTask {
     params: null,
     createTime: 1_700_000_000_000 + seq,
     updateTime: 1_700_000_000_000 + seq,
-    ...over,
+    ...over
   }
 }
 const done = (t: PaintingTask, over: Partial<PaintingTask> = {}): PaintingTask => ({
@@ -54,9 +54,10 @@ const done = (t: PaintingTask, over: Partial<PaintingTask> = {}): PaintingTask =
   thumbUrl: `http://127.0.0.1/files/${t.taskId}-160.png`,
   width: 1024,
   height: 1024,
-  buttons: t.action === 'UPSCALE' ? PANS : t.action === 'DESCRIBE' ? [1, 2, 3, 4].map((index) => ({ label: `P${index}`, action: 'PROMPT' as const, index })) : GRID,
+  buttons:
+    t.action === 'UPSCALE' ? PANS : t.action === 'DESCRIBE' ? [1, 2, 3, 4].map((index) => ({ label: `P${index}`, action: 'PROMPT' as const, index })) : GRID,
   updateTime: t.updateTime + 1,
-  ...over,
+  ...over
 })
 
 const tasks = new Map<string, PaintingTask>()
@@ -80,11 +81,23 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     return res.end(
       JSON.stringify({
         categories: [
-          { name: '风格', items: [{ label: '赛博朋克', value: 'cyberpunk' }, { label: '水墨画', value: 'chinese ink painting' }] },
-          { name: '参数', items: [{ label: '横图 16:9', value: '--ar 16:9' }, { label: '竖图 9:16', value: '--ar 9:16' }] },
-          { name: '坏的', items: 'x' },
-        ],
-      }),
+          {
+            name: '风格',
+            items: [
+              { label: '赛博朋克', value: 'cyberpunk' },
+              { label: '水墨画', value: 'chinese ink painting' }
+            ]
+          },
+          {
+            name: '参数',
+            items: [
+              { label: '横图 16:9', value: '--ar 16:9' },
+              { label: '竖图 9:16', value: '--ar 9:16' }
+            ]
+          },
+          { name: '坏的', items: 'x' }
+        ]
+      })
     )
   }
   if (url.pathname === '/api/v1/ai-chat/sse/subscribe') {
@@ -121,7 +134,9 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
       return created(task({ prompt: String(body.prompt) }))
     case 'painting/action': {
       const parent = tasks.get(String(body.taskId))!
-      return created(task({ action: body.action as PaintingTask['action'], parentId: parent.taskId, index: (body.index as number) ?? null, prompt: parent.prompt }))
+      return created(
+        task({ action: body.action as PaintingTask['action'], parentId: parent.taskId, index: (body.index as number) ?? null, prompt: parent.prompt })
+      )
     }
     case 'painting/describe':
       return created(task({ action: 'DESCRIBE', imageUrl: String(body.image) }))
@@ -142,22 +157,44 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
         samplers: ['Euler a', 'DPM++ 2M Karras'],
         sizes: [
           { label: '方图', width: 512, height: 512 },
-          { label: '竖图', width: 512, height: 768 },
+          { label: '竖图', width: 512, height: 768 }
         ],
         defaults: { steps: 20, cfgScale: 7, sampler: 'Euler a', width: 512, height: 512 },
-        demo: true,
+        demo: true
       })
     case 'sd/txt2img':
       return created(task({ kind: 'sd', action: 'TXT2IMG', prompt: String(body.prompt), params: body }))
     case 'gallery/list':
       return ok({
         list: [
-          { workId: 'w1', taskId: 'x1', imageUrl: 'http://127.0.0.1/files/w1.png', thumbUrl: 'http://127.0.0.1/files/w1-160.png', width: 800, height: 1200, prompt: '雪山上的灯塔 --ar 2:3', author: '138****8000', publishTime: 1, mine: false },
-          { workId: 'w2', taskId: 'x2', imageUrl: 'http://127.0.0.1/files/w2.png', thumbUrl: 'http://127.0.0.1/files/w2-160.png', width: 1200, height: 800, prompt: '海边的猫', author: '我', publishTime: 2, mine: true },
+          {
+            workId: 'w1',
+            taskId: 'x1',
+            imageUrl: 'http://127.0.0.1/files/w1.png',
+            thumbUrl: 'http://127.0.0.1/files/w1-160.png',
+            width: 800,
+            height: 1200,
+            prompt: '雪山上的灯塔 --ar 2:3',
+            author: '138****8000',
+            publishTime: 1,
+            mine: false
+          },
+          {
+            workId: 'w2',
+            taskId: 'x2',
+            imageUrl: 'http://127.0.0.1/files/w2.png',
+            thumbUrl: 'http://127.0.0.1/files/w2-160.png',
+            width: 1200,
+            height: 800,
+            prompt: '海边的猫',
+            author: '我',
+            publishTime: 2,
+            mine: true
+          }
         ],
         total: 2,
         pageNum: 1,
-        pageSize: 20,
+        pageSize: 20
       })
     case 'gallery/unpublish':
       return ok(task({ taskId: String(body.taskId) }))
@@ -378,13 +415,21 @@ describe('<lingxi-painting> helper, sd, gallery', () => {
     const root = await mount({ view: 'sd' })
     await waitFor(() => expect(root.querySelectorAll('input[name=sd-size]')).toHaveLength(2))
     input(root.querySelector<HTMLTextAreaElement>('[data-testid=sd-prompt]')!, 'a girl in a garden')
-    ;(root.querySelectorAll<HTMLInputElement>('input[name=sd-size]')[1]!).click()
+    root.querySelectorAll<HTMLInputElement>('input[name=sd-size]')[1]!.click()
     const seed = root.querySelector<HTMLInputElement>('input[placeholder=随机]')!
     input(seed, '123')
     await new Promise((r) => setTimeout(r, 20))
     submit(root.querySelector('form')!)
     await waitFor(() =>
-      expect(calls.find((c) => c.path === 'sd/txt2img')?.body).toEqual({ prompt: 'a girl in a garden', width: 512, height: 768, steps: 20, cfgScale: 7, sampler: 'Euler a', seed: 123 }),
+      expect(calls.find((c) => c.path === 'sd/txt2img')?.body).toEqual({
+        prompt: 'a girl in a garden',
+        width: 512,
+        height: 768,
+        steps: 20,
+        cfgScale: 7,
+        sampler: 'Euler a',
+        seed: 123
+      })
     )
     await waitFor(() => expect(root.querySelector('[data-testid=sd-work-list] [data-testid=task-card]')).not.toBeNull())
   })

@@ -18,7 +18,7 @@ const VIEWS: Record<PaintingView, { title: string; blurb: string }> = {
   mj: { title: '登录后开始 AI 绘画', blurb: '输入描述，生成四宫格，放大、变体、平移。' },
   sd: { title: '登录后使用 SD 绘画', blurb: 'Stable Diffusion 文生图，参数尽在掌握。' },
   helper: { title: '登录后使用绘画助手', blurb: '点选中文词汇，拼出专业的提示词。' },
-  gallery: { title: '登录后浏览画廊', blurb: '欣赏大家公开发布的 AI 作品。' },
+  gallery: { title: '登录后浏览画廊', blurb: '欣赏大家公开发布的 AI 作品。' }
 }
 
 export interface PaintingProps extends ElementProps {
@@ -53,7 +53,11 @@ export function Painting({ view, prompt }: PaintingProps) {
           {which === 'gallery' && <GalleryView />}
         </Suspense>
       ) : (
-        <LoggedOut icon={<Icon name={which === 'gallery' ? 'gallery' : 'painting'} className="size-7" />} title={VIEWS[which].title} blurb={VIEWS[which].blurb} />
+        <LoggedOut
+          icon={<Icon name={which === 'gallery' ? 'gallery' : 'painting'} className="size-7" />}
+          title={VIEWS[which].title}
+          blurb={VIEWS[which].blurb}
+        />
       )}
       <InlineLogin />
     </div>

@@ -56,7 +56,8 @@ export default function SdView() {
     if (busy) return
     if (!prompt.trim()) return toast('请输入画面描述', 'warning')
     const seedNumber = seed.trim() === '' ? undefined : Number(seed)
-    if (seedNumber !== undefined && !(Number.isInteger(seedNumber) && seedNumber >= 0 && seedNumber <= 4294967295)) return toast('种子必须是 0–4294967295 之间的整数', 'warning')
+    if (seedNumber !== undefined && !(Number.isInteger(seedNumber) && seedNumber >= 0 && seedNumber <= 4294967295))
+      return toast('种子必须是 0–4294967295 之间的整数', 'warning')
     setBusy(true)
     try {
       const task = putTask(
@@ -68,8 +69,8 @@ export default function SdView() {
           steps,
           cfgScale: cfg,
           sampler,
-          ...(seedNumber !== undefined ? { seed: seedNumber } : {}),
-        }),
+          ...(seedNumber !== undefined ? { seed: seedNumber } : {})
+        })
       )
       setJobs((list) => [task.taskId, ...list.filter((id) => id !== task.taskId)].slice(0, PAINTING_LIMITS.workList))
     } catch (error) {
@@ -141,10 +142,27 @@ export default function SdView() {
           </fieldset>
         )}
         <Row label="采样步数" value={steps} htmlFor={`${ids}-steps`}>
-          <input id={`${ids}-steps`} type="range" min={1} max={PAINTING_LIMITS.sdStepsMax} value={steps} onInput={(e) => setSteps(Number((e.target as HTMLInputElement).value))} className="w-full accent-primary" />
+          <input
+            id={`${ids}-steps`}
+            type="range"
+            min={1}
+            max={PAINTING_LIMITS.sdStepsMax}
+            value={steps}
+            onInput={(e) => setSteps(Number((e.target as HTMLInputElement).value))}
+            className="w-full accent-primary"
+          />
         </Row>
         <Row label="提示词相关性 CFG" value={cfg} htmlFor={`${ids}-cfg`}>
-          <input id={`${ids}-cfg`} type="range" min={1} max={PAINTING_LIMITS.sdCfgMax} step={0.5} value={cfg} onInput={(e) => setCfg(Number((e.target as HTMLInputElement).value))} className="w-full accent-primary" />
+          <input
+            id={`${ids}-cfg`}
+            type="range"
+            min={1}
+            max={PAINTING_LIMITS.sdCfgMax}
+            step={0.5}
+            value={cfg}
+            onInput={(e) => setCfg(Number((e.target as HTMLInputElement).value))}
+            className="w-full accent-primary"
+          />
         </Row>
         <div className="grid grid-cols-2 gap-3">
           <Row label="采样器" htmlFor={`${ids}-sampler`}>
@@ -157,7 +175,16 @@ export default function SdView() {
             </select>
           </Row>
           <Row label="种子（留空随机）" htmlFor={`${ids}-seed`}>
-            <input id={`${ids}-seed`} type="number" inputMode="numeric" min={0} value={seed} placeholder="随机" onInput={(e) => setSeed((e.target as HTMLInputElement).value)} className={inputClass} />
+            <input
+              id={`${ids}-seed`}
+              type="number"
+              inputMode="numeric"
+              min={0}
+              value={seed}
+              placeholder="随机"
+              onInput={(e) => setSeed((e.target as HTMLInputElement).value)}
+              className={inputClass}
+            />
           </Row>
         </div>
         <button
@@ -199,7 +226,7 @@ export default function SdView() {
                 prompt: shown.prompt,
                 fileName: imageFileName(shown),
                 demo: shown.demo,
-                caption: shown.width && shown.height ? `${shown.width}×${shown.height}` : undefined,
+                caption: shown.width && shown.height ? `${shown.width}×${shown.height}` : undefined
               }
             : null
         }

@@ -106,7 +106,7 @@ export const PAINTING_LIMITS = {
   sdSizeMin: 256,
   sdSizeMax: 1536,
   sdStepsMax: 60,
-  sdCfgMax: 20,
+  sdCfgMax: 20
 } as const
 /** Polling interval for unfinished jobs while the account channel is closed. */
 export const PAINTING_POLL_MS = 3000
@@ -119,7 +119,7 @@ export const STATUS_TEXT: Record<TaskStatus, string> = {
   SUCCESS: '已完成',
   FAILURE: '失败',
   INTERRPUT: '已停止',
-  TIMEOUT: '已超时',
+  TIMEOUT: '已超时'
 }
 
 export const ACTION_TEXT: Record<TaskAction, string> = {
@@ -130,7 +130,7 @@ export const ACTION_TEXT: Record<TaskAction, string> = {
   PAN: '平移',
   DESCRIBE: '识图',
   BLEND: '混图',
-  TXT2IMG: 'SD 绘图',
+  TXT2IMG: 'SD 绘图'
 }
 
 const RANK: Record<TaskStatus, number> = {
@@ -140,7 +140,7 @@ const RANK: Record<TaskStatus, number> = {
   SUCCESS: 4,
   FAILURE: 4,
   INTERRPUT: 4,
-  TIMEOUT: 4,
+  TIMEOUT: 4
 }
 
 export const isTaskFinished = (task: Pick<PaintingTask, 'status'>): boolean => RANK[task.status] === 4
@@ -166,8 +166,7 @@ export function buttonTitle(button: TaskButton): string {
 const mj = <T>(path: string, body: object) => request<T>(`/painting/${path}`, body)
 
 export const painting = {
-  imagine: (prompt: string, images: string[] = []) =>
-    mj<PaintingTask>('imagine', images.length ? { prompt, images } : { prompt }),
+  imagine: (prompt: string, images: string[] = []) => mj<PaintingTask>('imagine', images.length ? { prompt, images } : { prompt }),
   action: (taskId: string, button: Pick<TaskButton, 'action' | 'index' | 'direction'>) => {
     const body: Record<string, unknown> = { taskId, action: button.action }
     if (button.index !== undefined) body.index = button.index
@@ -182,11 +181,10 @@ export const painting = {
   stop: (taskId: string) => mj<PaintingTask>('task/stop', { taskId }),
   sdOptions: () => request<SdOptions>('/sd/options', {}),
   txt2img: (input: SdInput) => request<PaintingTask>('/sd/txt2img', input),
-  gallery: (pageNum: number, pageSize: number = PAINTING_LIMITS.galleryPageSize) =>
-    request<PagedList<GalleryWork>>('/gallery/list', { pageNum, pageSize }),
+  gallery: (pageNum: number, pageSize: number = PAINTING_LIMITS.galleryPageSize) => request<PagedList<GalleryWork>>('/gallery/list', { pageNum, pageSize }),
   publish: (taskId: string) => request<PaintingTask>('/gallery/publish', { taskId }),
   unpublish: (taskId: string) => request<PaintingTask>('/gallery/unpublish', { taskId }),
-  helper: () => getJson<MjHelperConfig>('/config/MJHelper.json'),
+  helper: () => getJson<MjHelperConfig>('/config/MJHelper.json')
 }
 
 /** Keeps the well-formed categories of MJHelper.json (a broken file shows what it can). */
@@ -198,9 +196,9 @@ export function readMjHelper(raw: unknown): MjHelperConfig {
       .filter((c) => c && typeof c.name === 'string' && Array.isArray(c.items))
       .map((c) => ({
         name: c.name,
-        items: c.items.filter((i) => i && typeof i.label === 'string' && typeof i.value === 'string' && i.value.trim()),
+        items: c.items.filter((i) => i && typeof i.label === 'string' && typeof i.value === 'string' && i.value.trim())
       }))
-      .filter((c) => c.items.length > 0),
+      .filter((c) => c.items.length > 0)
   }
 }
 

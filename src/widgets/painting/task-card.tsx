@@ -3,7 +3,18 @@ import { useState } from 'react'
 import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import { copyText } from '../../core/format'
-import { $paintingTasks, ACTION_TEXT, buttonTitle, isTaskFinished, painting, putTask, STATUS_TEXT, submitTask, type PaintingTask, type TaskButton } from './state'
+import {
+  $paintingTasks,
+  ACTION_TEXT,
+  buttonTitle,
+  isTaskFinished,
+  painting,
+  putTask,
+  STATUS_TEXT,
+  submitTask,
+  type PaintingTask,
+  type TaskButton
+} from './state'
 
 const GRID_ACTIONS = new Set(['IMAGINE', 'VARIATION', 'REROLL', 'PAN', 'BLEND'])
 
@@ -81,7 +92,13 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
   const grid = GRID_ACTIONS.has(task.action)
   const ratio = task.width && task.height ? `${task.width} / ${task.height}` : '1 / 1'
   const statusTone =
-    task.status === 'SUCCESS' ? 'text-ok' : task.status === 'FAILURE' || task.status === 'TIMEOUT' ? 'text-danger' : task.status === 'INTERRPUT' ? 'text-muted' : 'text-primary'
+    task.status === 'SUCCESS'
+      ? 'text-ok'
+      : task.status === 'FAILURE' || task.status === 'TIMEOUT'
+        ? 'text-danger'
+        : task.status === 'INTERRPUT'
+          ? 'text-muted'
+          : 'text-primary'
 
   return (
     <article

@@ -14,7 +14,7 @@ const user: LoginUser = {
   tokens: 123456,
   mjCount: 20,
   sunoCount: 9999,
-  permissionCodes: ['AI_TOOLS_CHAT'],
+  permissionCodes: ['AI_TOOLS_CHAT']
 } as LoginUser
 
 async function openPanel() {

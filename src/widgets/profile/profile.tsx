@@ -82,7 +82,11 @@ export function Profile(_: ElementProps) {
         <Icon name="chevron" className={`size-4 text-muted transition-transform ${menuOpen ? 'rotate-180' : ''}`} />
       </button>
       {menuOpen && (
-        <div role="menu" aria-label="账号菜单" className="absolute right-0 top-12 z-20 w-44 py-1 rounded-xl border border-line bg-surface shadow-2xl lx-fade-in">
+        <div
+          role="menu"
+          aria-label="账号菜单"
+          className="absolute right-0 top-12 z-20 w-44 py-1 rounded-xl border border-line bg-surface shadow-2xl lx-fade-in"
+        >
           <MenuButton icon="user" label="个人信息" onClick={() => pick(() => setPanelOpen(true))} />
           <MenuLink icon="center" label="个人中心" href={siteHref('/usercenter?id=general')} onClick={() => setMenuOpen(false)} />
           <MenuButton icon="phone" label="修改手机号" onClick={() => pick(() => $loginOpen.set('modify-phone'))} />
@@ -106,7 +110,7 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
   const usage = [
     { label: '对话额度', value: user.tokens, unit: 'tokens' },
     { label: '绘画次数', value: user.mjCount, unit: '次' },
-    { label: '音乐次数', value: user.sunoCount, unit: '次' },
+    { label: '音乐次数', value: user.sunoCount, unit: '次' }
   ]
   return (
     <Dialog open={open} onClose={onClose} title="个人信息" placement={wide ? 'center' : 'right'} width={wide ? 420 : 300} part="panel">
@@ -147,7 +151,11 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
           <ul className="grid grid-cols-2 gap-2">
             {tools.map((t) => (
               <li key={t.permissionCode}>
-                <a href={siteHref(t.path)} onClick={onClose} className="flex items-center gap-2 h-10 px-3 rounded-lg border border-line hover:border-primary hover:text-primary">
+                <a
+                  href={siteHref(t.path)}
+                  onClick={onClose}
+                  className="flex items-center gap-2 h-10 px-3 rounded-lg border border-line hover:border-primary hover:text-primary"
+                >
                   <Icon name={t.icon} className="size-4" />
                   <span className="truncate text-sm">{t.permissionName}</span>
                 </a>
@@ -160,10 +168,24 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
         <a href={siteHref('/usercenter?id=general')} onClick={onClose} className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised">
           <Icon name="center" className="size-4 text-muted" /> 个人中心
         </a>
-        <button type="button" onClick={() => { onClose(); $loginOpen.set('modify-phone') }} className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised text-left">
+        <button
+          type="button"
+          onClick={() => {
+            onClose()
+            $loginOpen.set('modify-phone')
+          }}
+          className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised text-left"
+        >
           <Icon name="phone" className="size-4 text-muted" /> 修改手机号
         </button>
-        <button type="button" onClick={() => { onClose(); handleLogout() }} className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised text-left text-danger">
+        <button
+          type="button"
+          onClick={() => {
+            onClose()
+            handleLogout()
+          }}
+          className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised text-left text-danger"
+        >
           <Icon name="logout" className="size-4" /> 退出登录
         </button>
       </div>
@@ -187,7 +209,12 @@ function Avatar({ user, size }: { user: LoginUser; size: string }) {
 
 function MenuButton({ icon, label, onClick }: { icon: string; label: string; onClick: () => void }) {
   return (
-    <button type="button" role="menuitem" onClick={onClick} className="w-full flex items-center gap-2 px-3 h-10 text-left text-sm hover:bg-raised focus:bg-raised outline-none">
+    <button
+      type="button"
+      role="menuitem"
+      onClick={onClick}
+      className="w-full flex items-center gap-2 px-3 h-10 text-left text-sm hover:bg-raised focus:bg-raised outline-none"
+    >
       <Icon name={icon} className="size-4 text-muted" />
       {label}
     </button>

@@ -23,7 +23,7 @@ export function RoleForm({ role, tags, onSaved }: RoleFormProps) {
     description: role?.description ?? '',
     systemPrompt: role?.systemPrompt ?? '',
     welcomeMessage: role?.welcomeMessage ?? '',
-    tagIds: role?.tags.map((t) => t.tagId) ?? [],
+    tagIds: role?.tags.map((t) => t.tagId) ?? []
   }))
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({})
   const [busy, setBusy] = useState(false)
@@ -65,7 +65,8 @@ export function RoleForm({ role, tags, onSaved }: RoleFormProps) {
       'aria-invalid': error ? true : undefined,
       'aria-describedby': error ? `${id}-error` : undefined,
       onInput: (e: Event) => set(field, (e.target as HTMLInputElement).value),
-      className: 'w-full px-3 py-2 rounded-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary aria-invalid:border-danger',
+      className:
+        'w-full px-3 py-2 rounded-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary aria-invalid:border-danger'
     }
     return (
       <div>

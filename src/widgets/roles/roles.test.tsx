@@ -21,7 +21,7 @@ const role = (roleId: string, name: string, mine = false): Role => ({
   isPublic: !mine,
   mine,
   createTime: 1,
-  updateTime: 1,
+  updateTime: 1
 })
 
 let roles: Role[] = []
@@ -40,12 +40,21 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
   const data: Record<string, unknown> = {
     'role-play/tag/list': [
       { tagId: 'g1', name: '学习', count: 12 },
-      { tagId: 'g2', name: '职场', count: 3 },
+      { tagId: 'g2', name: '职场', count: 3 }
     ],
     'role-play/list': { list: roles.filter((r) => !body.keyword || r.name.includes(String(body.keyword))), total: roles.length, pageNum: 1, pageSize: 24 },
     'role-play/del': null,
-    'topic/create': { topicId: 'tr', name: '英语老师', topFlag: 0, updateTime: 1, createTime: 1, roleId: body.roleId, roleName: '英语老师', roleAvatar: '🧑‍🏫' },
-    'topic/messages': { list: [], total: 0, pageNum: 1, pageSize: 20 },
+    'topic/create': {
+      topicId: 'tr',
+      name: '英语老师',
+      topFlag: 0,
+      updateTime: 1,
+      createTime: 1,
+      roleId: body.roleId,
+      roleName: '英语老师',
+      roleAvatar: '🧑‍🏫'
+    },
+    'topic/messages': { list: [], total: 0, pageNum: 1, pageSize: 20 }
   }
   res.setHeader('content-type', 'application/json')
   res.end(JSON.stringify(path in data ? { code: 2000, message: 'success', data: data[path] } : { code: 40400001, message: path, data: null }))
@@ -79,7 +88,8 @@ async function mount() {
   return root
 }
 
-const button = (root: ParentNode, text: string) => [...root.querySelectorAll('button')].find((b) => b.textContent?.trim() === text || b.getAttribute('aria-label') === text)
+const button = (root: ParentNode, text: string) =>
+  [...root.querySelectorAll('button')].find((b) => b.textContent?.trim() === text || b.getAttribute('aria-label') === text)
 
 describe('<lingxi-roles>', () => {
   it('shows the tag chips with their counts around 全部 and 我的, and filters by them', async () => {
@@ -103,7 +113,12 @@ describe('<lingxi-roles>', () => {
     }
     expect(calls.filter((c) => c.path === 'role-play/list')).toHaveLength(before)
     await vi.waitFor(() => expect(root.querySelectorAll('[data-testid=role-card]')).toHaveLength(1))
-    expect(calls.filter((c) => c.path === 'role-play/list').slice(before).map((c) => c.body.keyword)).toEqual(['英语老'])
+    expect(
+      calls
+        .filter((c) => c.path === 'role-play/list')
+        .slice(before)
+        .map((c) => c.body.keyword)
+    ).toEqual(['英语老'])
   })
 
   it('开始对话 creates a topic with the role, leaves it for the chat and asks the page to open /chat', async () => {
@@ -136,7 +151,11 @@ describe('<lingxi-roles>', () => {
     await vi.waitFor(() => expect(root.querySelector('form')).not.toBeNull())
     root.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }))
     await vi.waitFor(() => expect(root.querySelectorAll('form [role=alert]').length).toBe(3))
-    expect([...root.querySelectorAll('form [role=alert]')].map((p) => p.textContent)).toEqual(['请输入角色名称', '请输入角色简介', '请输入角色设定（系统提示词）'])
+    expect([...root.querySelectorAll('form [role=alert]')].map((p) => p.textContent)).toEqual([
+      '请输入角色名称',
+      '请输入角色简介',
+      '请输入角色设定（系统提示词）'
+    ])
     expect(calls.some((c) => c.path === 'role-play/save')).toBe(false)
   })
 })

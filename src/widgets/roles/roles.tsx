@@ -47,8 +47,13 @@ function RoleRepository() {
   const [keyword, setKeyword] = useState('')
   const [state, roles] = usePagedList({
     load: (pageNum, query: { filter: string; keyword: string }) =>
-      listRoles({ tagId: query.filter === ALL || query.filter === MINE ? undefined : query.filter, mine: query.filter === MINE, keyword: query.keyword, pageNum }),
-    key: (r: Role) => r.roleId,
+      listRoles({
+        tagId: query.filter === ALL || query.filter === MINE ? undefined : query.filter,
+        mine: query.filter === MINE,
+        keyword: query.keyword,
+        pageNum
+      }),
+    key: (r: Role) => r.roleId
   })
   const page = state.loaded ? state : null
   const { loading } = state
@@ -143,21 +148,24 @@ function RoleRepository() {
             <>
               {t.name}
               <span className="ml-1 text-xs opacity-70">{t.count}</span>
-            </>,
-          ),
+            </>
+          )
         )}
         {chip(MINE, '我的')}
       </div>
 
       {!page && loading && <Spinner label="加载角色" />}
       {page && list.length === 0 && !loading && (
-        <p className="py-16 text-center text-muted">
-          {filter === MINE && !keyword ? '你还没有创建角色，点「创建角色」写一个吧。' : '没有找到相关角色'}
-        </p>
+        <p className="py-16 text-center text-muted">{filter === MINE && !keyword ? '你还没有创建角色，点「创建角色」写一个吧。' : '没有找到相关角色'}</p>
       )}
       <ul aria-busy={loading || undefined} className="mt-5 grid gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4">
         {list.map((role) => (
-          <li key={role.roleId} part="card" data-testid="role-card" className="flex flex-col p-4 rounded-card border border-line bg-surface hover:border-primary/60">
+          <li
+            key={role.roleId}
+            part="card"
+            data-testid="role-card"
+            className="flex flex-col p-4 rounded-card border border-line bg-surface hover:border-primary/60"
+          >
             <div className="flex items-center gap-3">
               <Avatar avatar={role.avatar} />
               <div className="min-w-0">
@@ -213,7 +221,9 @@ function RoleRepository() {
         placement={wide ? 'center' : 'bottom'}
         width={520}
       >
-        {editing !== null && <RoleForm key={editing === 'new' ? 'new' : editing.roleId} role={editing === 'new' ? null : editing} tags={tags ?? []} onSaved={handleSaved} />}
+        {editing !== null && (
+          <RoleForm key={editing === 'new' ? 'new' : editing.roleId} role={editing === 'new' ? null : editing} tags={tags ?? []} onSaved={handleSaved} />
+        )}
       </Dialog>
     </section>
   )
@@ -230,8 +240,23 @@ function Avatar({ avatar }: { avatar: string }) {
 
 function SmallButton({ label, d, onClick }: { label: string; d: string; onClick: () => void }) {
   return (
-    <button type="button" aria-label={label} title={label} onClick={onClick} className="size-9 shrink-0 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised">
-      <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <button
+      type="button"
+      aria-label={label}
+      title={label}
+      onClick={onClick}
+      className="size-9 shrink-0 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
+    >
+      <svg
+        viewBox="0 0 24 24"
+        className="size-4"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        aria-hidden="true"
+      >
         <path d={d} />
       </svg>
     </button>

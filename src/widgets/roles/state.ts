@@ -97,7 +97,7 @@ export async function saveRole(input: RoleInput): Promise<Role> {
     name: input.name.trim(),
     description: input.description.trim(),
     systemPrompt: input.systemPrompt.trim(),
-    tagIds: input.tagIds,
+    tagIds: input.tagIds
   }
   if (input.roleId) body.roleId = input.roleId
   if (input.avatar?.trim()) body.avatar = input.avatar.trim()

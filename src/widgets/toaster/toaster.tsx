@@ -9,7 +9,7 @@ const tone: Record<string, string> = {
   success: 'border-ok/60 text-ink',
   warning: 'border-primary/70 text-ink',
   error: 'border-danger/70 text-ink',
-  info: 'border-line text-ink',
+  info: 'border-line text-ink'
 }
 const dot: Record<string, string> = { success: 'bg-ok', warning: 'bg-primary', error: 'bg-danger', info: 'bg-muted' }
 
@@ -55,13 +55,7 @@ export function Toaster(_: ElementProps) {
           </div>
         ))}
       </div>
-      <Dialog
-        open={pending !== null}
-        onClose={() => answerConfirm(false)}
-        title={pending?.title ?? '提示'}
-        placement="center"
-        width={380}
-      >
+      <Dialog open={pending !== null} onClose={() => answerConfirm(false)} title={pending?.title ?? '提示'} placement="center" width={380}>
         <p className="text-muted mb-6 whitespace-pre-line">{pending?.message}</p>
         <div className="flex justify-end gap-3">
           <button type="button" onClick={() => answerConfirm(false)} className="h-10 px-4 rounded-lg border border-line hover:bg-raised">

@@ -21,7 +21,7 @@ beforeAll(async () => {
       balances = { tokens: 100100, mjCount: 12, sunoCount: 6 }
       return ok(balances)
     },
-    '/api/v1/user/profile/save': (c) => ok({ ...user, ...balances, ...(c.body as object) }),
+    '/api/v1/user/profile/save': (c) => ok({ ...user, ...balances, ...(c.body as object) })
   })
 })
 afterAll(() => server.close())
@@ -52,7 +52,7 @@ describe('user center calls', () => {
     await loadRechargeLog(2, 5)
     expect(server.calls.map((c) => [c.path, c.body])).toEqual([
       ['/api/v1/user/balanceLog', { pageNum: 3, pageSize: 10 }],
-      ['/api/v1/user/rechargeLog', { pageNum: 2, pageSize: 5 }],
+      ['/api/v1/user/rechargeLog', { pageNum: 2, pageSize: 5 }]
     ])
   })
 

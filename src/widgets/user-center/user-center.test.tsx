@@ -18,7 +18,7 @@ const baseUser: LoginUser = {
   tokens: 123456,
   mjCount: 20,
   sunoCount: 9999,
-  permissionCodes: [],
+  permissionCodes: []
 }
 let account: LoginUser
 const calls: { path: string; body: Record<string, unknown> }[] = []
@@ -30,7 +30,7 @@ const entries = Array.from({ length: 23 }, (_, i) => ({
   amount: -(i + 1),
   balance: 1000 - i,
   reason: `对话：演示模型 #${23 - i}`,
-  createTime: Date.UTC(2026, 0, 1) + i,
+  createTime: Date.UTC(2026, 0, 1) + i
 }))
 
 async function serve(req: IncomingMessage, res: ServerResponse) {
@@ -51,7 +51,8 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
   }
   if (path === 'user/info') return send(account)
   if (path === 'user/balanceLog') return page(entries)
-  if (path === 'user/rechargeLog') return page(account.tokens > 200000 ? [{ id: '1', cardCode: 'LX-****-9F2A', tokens: 100000, mjCount: 10, sunoCount: 0, createTime: 1 }] : [])
+  if (path === 'user/rechargeLog')
+    return page(account.tokens > 200000 ? [{ id: '1', cardCode: 'LX-****-9F2A', tokens: 100000, mjCount: 10, sunoCount: 0, createTime: 1 }] : [])
   if (path === 'user/rechargeCardCode') {
     if (body.cardCode !== 'LX-GOOD') return res.end(JSON.stringify({ code: 40400001, message: '卡密不存在或已被使用', data: null }))
     account = { ...account, tokens: account.tokens + 100000, mjCount: account.mjCount + 10 }
@@ -96,7 +97,8 @@ async function mount(tab = 'general') {
   return { el, root }
 }
 
-const button = (root: ParentNode, text: string) => [...root.querySelectorAll('button')].find((b) => b.textContent?.trim() === text || b.getAttribute('aria-label') === text)
+const button = (root: ParentNode, text: string) =>
+  [...root.querySelectorAll('button')].find((b) => b.textContent?.trim() === text || b.getAttribute('aria-label') === text)
 const type = (input: HTMLInputElement, value: string) => {
   input.value = value
   input.dispatchEvent(new Event('input', { bubbles: true }))
@@ -148,7 +150,12 @@ describe('<lingxi-user-center>', () => {
     root.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }))
     await vi.waitFor(() => expect($user.get()!.tokens).toBe(223456))
     await vi.waitFor(() => expect(root.querySelector('[data-testid=log-row]')?.textContent).toContain('LX-****-9F2A'))
-    expect($toasts.get().map((t) => t.message).join()).toContain('兑换成功')
+    expect(
+      $toasts
+        .get()
+        .map((t) => t.message)
+        .join()
+    ).toContain('兑换成功')
     expect(calls.filter((c) => c.path === 'user/rechargeCardCode').map((c) => c.body.cardCode)).toEqual(['LX-BAD', 'LX-GOOD'])
   })
 

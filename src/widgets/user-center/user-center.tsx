@@ -21,7 +21,7 @@ export type UserCenterTab = 'general' | 'card' | 'setting'
 export const USER_CENTER_TABS: { id: UserCenterTab; label: string }[] = [
   { id: 'general', label: '账户总览' },
   { id: 'card', label: '卡密兑换' },
-  { id: 'setting', label: '个人设置' },
+  { id: 'setting', label: '个人设置' }
 ]
 
 const isTab = (t: unknown): t is UserCenterTab => USER_CENTER_TABS.some((x) => x.id === t)
@@ -106,7 +106,9 @@ function Center({ tab, user }: { tab: UserCenterTab; user: LoginUser }) {
           </p>
           <p className="text-sm text-muted flex items-center gap-2">
             <span data-testid="uc-phone">{maskPhone(user.phone)}</span>
-            <span className={`px-2 rounded-full text-xs ${user.state === 0 ? 'bg-danger/15 text-danger' : 'bg-ok/15 text-ok'}`}>{user.state === 0 ? '已过期' : '有效'}</span>
+            <span className={`px-2 rounded-full text-xs ${user.state === 0 ? 'bg-danger/15 text-danger' : 'bg-ok/15 text-ok'}`}>
+              {user.state === 0 ? '已过期' : '有效'}
+            </span>
           </p>
         </div>
       </div>

@@ -25,7 +25,7 @@ export type Handler = (call: Call) => Reply | Promise<Reply>
 export const ok = (data: unknown): Reply => ({ body: { code: 2000, message: 'success', data } })
 export const fail = (code: number, message: string, status = 400): Reply => ({
   status,
-  body: { code, message, data: null },
+  body: { code, message, data: null }
 })
 
 /**
@@ -77,7 +77,7 @@ export async function startApi(routes: Record<string, Handler> = {}) {
       new Promise<void>((resolve) => {
         server.closeAllConnections()
         server.close(() => resolve())
-      }),
+      })
   }
 }
 

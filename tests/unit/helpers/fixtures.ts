@@ -11,23 +11,23 @@ export const systemConfig: SystemConfig = {
     AI_TOOLS_GALLERY: { icon: 'gallery', path: '/gallery', permissionName: '画廊' },
     AI_TOOLS_IMAGE: { icon: 'image', path: '/imgSee', permissionName: '图床' },
     AI_TOOLS_ORDER_PLATFORM: { icon: 'order', path: '/orders', permissionName: '接单平台' },
-    AI_TOOLS_ORDER_PLATFORM_QUALITY: { icon: 'quality', path: '/miracleOrders', permissionName: '优质接单平台' },
+    AI_TOOLS_ORDER_PLATFORM_QUALITY: { icon: 'quality', path: '/miracleOrders', permissionName: '优质接单平台' }
   },
   pathMap: {
     production: {
       '/mjHelper': 'AI_TOOLS_PAINTING',
       '/orders/ordersDetail': 'AI_TOOLS_ORDER_PLATFORM',
-      '/miracleOrders/ordersDetail': 'AI_TOOLS_ORDER_PLATFORM_QUALITY',
-    },
+      '/miracleOrders/ordersDetail': 'AI_TOOLS_ORDER_PLATFORM_QUALITY'
+    }
   },
   siteName: '灵犀',
-  cookieDomain: '',
+  cookieDomain: ''
 }
 
 const node = (permissionCode: string, checked: 0 | 1 = 1, childList: PermissionNode[] = []): PermissionNode => ({
   permissionCode,
   checked,
-  childList,
+  childList
 })
 
 /** The server's bodyList with everything granted. */
@@ -41,7 +41,7 @@ export function fullTree(): PermissionNode[] {
     node('AI_TOOLS_GALLERY'),
     node('AI_TOOLS_IMAGE'),
     node('AI_TOOLS_ORDER_PLATFORM'),
-    node('AI_TOOLS_ORDER_PLATFORM_QUALITY'),
+    node('AI_TOOLS_ORDER_PLATFORM_QUALITY')
   ]
 }
 
@@ -57,5 +57,5 @@ export const user: LoginUser = {
   tokens: 12345,
   mjCount: 10,
   sunoCount: 5,
-  permissionCodes: ['AI_TOOLS_CHAT', 'AI_TOOLS_PAINTING', 'AI_TOOLS_SD'],
+  permissionCodes: ['AI_TOOLS_CHAT', 'AI_TOOLS_PAINTING', 'AI_TOOLS_SD']
 }

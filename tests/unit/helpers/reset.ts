@@ -31,7 +31,7 @@ export function recordEvents(...names: string[]) {
   return {
     seen,
     types: () => seen.map((e) => e.type),
-    stop: () => names.forEach((name) => window.removeEventListener(name, listener)),
+    stop: () => names.forEach((name) => window.removeEventListener(name, listener))
   }
 }
 
@@ -53,7 +53,7 @@ export function spyCookieWrites() {
     set: (value: string) => {
       writes.push(value)
       set!.call(document, value)
-    },
+    }
   })
   return { writes, restore: () => delete (document as { cookie?: string }).cookie }
 }

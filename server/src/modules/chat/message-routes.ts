@@ -121,7 +121,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       tag,
       summary: 'Send a message; the reply is generated on the server and streamed at sse/subscribe/{requestId}',
       body: z.object({ topicId: idField('topicId'), content: contentField, requestId: requestIdField.optional() }),
-      auth: true, permission: CHAT_PERMISSION,
+      auth: true,
+      permission: CHAT_PERMISSION,
       response: sendResultSchema
     },
     async ({ body, auth }) => {
@@ -164,7 +165,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       tag,
       summary: "Replace the topic's last assistant reply with a new one for the same user message",
       body: z.object({ replyId: idField('replyId'), requestId: requestIdField.optional() }),
-      auth: true, permission: CHAT_PERMISSION,
+      auth: true,
+      permission: CHAT_PERMISSION,
       response: sendResultSchema
     },
     async ({ body, auth }) => {
@@ -217,7 +219,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       tag,
       summary: "A topic's messages, newest first",
       body: z.object({ topicId: idField('topicId'), ...pageFields }),
-      auth: true, permission: CHAT_PERMISSION,
+      auth: true,
+      permission: CHAT_PERMISSION,
       response: paged(messageSchema)
     },
     async ({ body, auth }) => {
@@ -296,7 +299,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       summary: 'Stop a reply: it ends as interrput (or keeps the final status it already had)',
       body: z.object({ requestId: requiredRequestId }),
       // Any tool whose replies stream here may stop its own (hot news' AI 解读, order drafts).
-      auth: true, permission: replyCodes,
+      auth: true,
+      permission: replyCodes,
       response: messageSchema
     },
     async ({ body, auth }) => {

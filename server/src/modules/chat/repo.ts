@@ -92,13 +92,7 @@ export async function loadHistory(db: Db, topicId: string, budget: number, befor
         tokens: chatMessages.contentTokens
       })
       .from(chatMessages)
-      .where(
-        and(
-          eq(chatMessages.topicId, topicId),
-          ne(chatMessages.status, 'streaming'),
-          before === undefined ? undefined : lt(chatMessages.seq, before)
-        )
-      )
+      .where(and(eq(chatMessages.topicId, topicId), ne(chatMessages.status, 'streaming'), before === undefined ? undefined : lt(chatMessages.seq, before)))
       .orderBy(desc(chatMessages.seq))
       .limit(HISTORY_BATCH)
     for (const row of rows) {

@@ -43,12 +43,7 @@ const DEFAULT_INTERVAL_MS: Record<string, number> = { weibo: 5 * 60_000, baidu: 
  * A list of a DailyHotApi-compatible server: `GET {base}/{route}` →
  * `{code: 200, name, title, type, updateTime, fromCache, data: ListItem[]}`.
  */
-export function createDailyHotSource(options: {
-  baseUrl: string
-  route: string
-  intervalMs?: number | undefined
-  timeoutMs: number
-}): HotSource {
+export function createDailyHotSource(options: { baseUrl: string; route: string; intervalMs?: number | undefined; timeoutMs: number }): HotSource {
   const { route } = options
   if (!DAILYHOT_ROUTE.test(route)) throw new Error(`invalid DailyHotApi route "${route}"`)
   const name = DAILYHOT_NAMES[route] ?? route

@@ -27,8 +27,7 @@ function text(node: unknown): string {
   return ''
 }
 
-const list = (node: unknown): Node[] =>
-  (Array.isArray(node) ? node : node === undefined ? [] : [node]).filter((n): n is Node => !!n && typeof n === 'object')
+const list = (node: unknown): Node[] => (Array.isArray(node) ? node : node === undefined ? [] : [node]).filter((n): n is Node => !!n && typeof n === 'object')
 
 const attr = (node: Node | undefined, name: string) => {
   const value = node?.[`@_${name}`]

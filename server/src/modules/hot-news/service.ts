@@ -113,13 +113,18 @@ export function createHotService(options: HotServiceOptions): HotService {
     return job
   }
 
-  const due = (source: HotSource, row: HotCacheRow | undefined) =>
-    !row?.attemptedAt || now() - row.attemptedAt.getTime() >= source.intervalMs
+  const due = (source: HotSource, row: HotCacheRow | undefined) => !row?.attemptedAt || now() - row.attemptedAt.getTime() >= source.intervalMs
 
   /** Adds a refresh for each source due before the next sweep, staggered, each at its due moment. */
   async function sweep(sweepMs: number) {
     if (!running || !queue) return
-    const rows = options.sources.length > 0 ? await db.select().from(hotCache).where(inArray(hotCache.sourceId, [...byId.keys()])) : []
+    const rows =
+      options.sources.length > 0
+        ? await db
+            .select()
+            .from(hotCache)
+            .where(inArray(hotCache.sourceId, [...byId.keys()]))
+        : []
     const rowOf = new Map(rows.map((r) => [r.sourceId, r]))
     const at = now()
     let i = 0

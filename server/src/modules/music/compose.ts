@@ -32,10 +32,30 @@ const midiHz = (note: number) => 440 * 2 ** ((note - 69) / 12)
 const PENTATONIC = [0, 2, 4, 7, 9, 12, 14, 16, 19, 21, 24]
 /** Chord roots (semitones) and qualities of a few progressions in a major key. */
 const PROGRESSIONS: [number, 'maj' | 'min'][][] = [
-  [[0, 'maj'], [7, 'maj'], [9, 'min'], [5, 'maj']], // I V vi IV
-  [[0, 'maj'], [9, 'min'], [5, 'maj'], [7, 'maj']], // I vi IV V
-  [[5, 'maj'], [7, 'maj'], [4, 'min'], [9, 'min']], // IV V iii vi
-  [[0, 'maj'], [5, 'maj'], [9, 'min'], [7, 'maj']] // I IV vi V
+  [
+    [0, 'maj'],
+    [7, 'maj'],
+    [9, 'min'],
+    [5, 'maj']
+  ], // I V vi IV
+  [
+    [0, 'maj'],
+    [9, 'min'],
+    [5, 'maj'],
+    [7, 'maj']
+  ], // I vi IV V
+  [
+    [5, 'maj'],
+    [7, 'maj'],
+    [4, 'min'],
+    [9, 'min']
+  ], // IV V iii vi
+  [
+    [0, 'maj'],
+    [5, 'maj'],
+    [9, 'min'],
+    [7, 'maj']
+  ] // I IV vi V
 ]
 
 export interface Composition {

@@ -51,7 +51,10 @@ export function createPoller(o: {
     let audioKey: string
     try {
       const audio = await provider.download(clip.audioUrl, 'audio')
-      const stored = await saveFile({ db, storage, now }, { accountId: row.accountId, bytes: audio.bytes, contentType: audio.contentType, source: 'music', name: row.title || '未命名' })
+      const stored = await saveFile(
+        { db, storage, now },
+        { accountId: row.accountId, bytes: audio.bytes, contentType: audio.contentType, source: 'music', name: row.title || '未命名' }
+      )
       audioKey = stored.key
     } catch (error) {
       logger.warn('copying a song into storage failed; retried at the next poll', { songId: row.id, error })
@@ -85,7 +88,15 @@ export function createPoller(o: {
       const ended = await db
         .update(musicSongs)
         .set({ status: 'error', errorMessage: message, updatedAt: at })
-        .where(and(inArray(musicSongs.id, open.map((r) => r.id)), sql`${musicSongs.status} not in ('complete', 'error')`))
+        .where(
+          and(
+            inArray(
+              musicSongs.id,
+              open.map((r) => r.id)
+            ),
+            sql`${musicSongs.status} not in ('complete', 'error')`
+          )
+        )
         .returning()
       for (const row of ended) publish(row)
       await finish(taskId)
@@ -122,9 +133,7 @@ export function createPoller(o: {
           status = 'streaming'
         }
       }
-      const changed =
-        status !== row.status ||
-        (Object.keys(patch) as (keyof MusicSong)[]).some((k) => patch[k] !== row[k])
+      const changed = status !== row.status || (Object.keys(patch) as (keyof MusicSong)[]).some((k) => patch[k] !== row[k])
       if (!changed) continue
       const [updated] = await db
         .update(musicSongs)

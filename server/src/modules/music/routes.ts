@@ -9,9 +9,18 @@ import { deleteStoredFile } from '../../storage/images.js'
 import { type MusicRuntime, providerFailure } from './runtime.js'
 import { MUSIC_BASE, MUSIC_PERMISSION, SONG_NOT_FOUND, songSchema } from './wire.js'
 
-const flag = (label: string) => z.boolean({ error: `${label} 只能是 true 或 false` }).optional().default(false)
+const flag = (label: string) =>
+  z
+    .boolean({ error: `${label} 只能是 true 或 false` })
+    .optional()
+    .default(false)
 const optionalLimited = (label: string, max: number) =>
-  z.string({ error: `${label} 格式不正确` }).trim().max(max, `${label} 不能超过 ${max} 个字符`).optional().default('')
+  z
+    .string({ error: `${label} 格式不正确` })
+    .trim()
+    .max(max, `${label} 不能超过 ${max} 个字符`)
+    .optional()
+    .default('')
 
 const tag = 'music'
 
@@ -130,17 +139,27 @@ export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Log
   defineRoute(
     api,
     path('song/del'),
-    { tag, summary: 'Delete one of my songs and its stored audio and cover', body: z.object({ songId: idField('songId') }), auth: true, permission: MUSIC_PERMISSION, response: z.literal(true) },
+    {
+      tag,
+      summary: 'Delete one of my songs and its stored audio and cover',
+      body: z.object({ songId: idField('songId') }),
+      auth: true,
+      permission: MUSIC_PERMISSION,
+      response: z.literal(true)
+    },
     async ({ body, auth }) => {
       const row = await requireSong(auth.account.id, body.songId)
       await db.delete(musicSongs).where(and(eq(musicSongs.id, row.id), eq(musicSongs.accountId, auth.account.id)))
       for (const key of [row.audioKey, row.imageKey]) {
         if (!key) continue
-        const [file] = await db.select().from(files).where(and(eq(files.key, key), eq(files.accountId, auth.account.id)))
-        if (file) await deleteStoredFile({ db, storage: api.storage }, file).catch((error: unknown) => logger.warn('deleting a song file failed', { key, error }))
+        const [file] = await db
+          .select()
+          .from(files)
+          .where(and(eq(files.key, key), eq(files.accountId, auth.account.id)))
+        if (file)
+          await deleteStoredFile({ db, storage: api.storage }, file).catch((error: unknown) => logger.warn('deleting a song file failed', { key, error }))
       }
       return true
     }
   )
-
 }

@@ -25,14 +25,7 @@ export function draftPrompt(activity: Pick<OrderActivity, 'title' | 'brief' | 'r
  * Starts a chat reply drafting an order's content in the account's 接单文案 topic (made on first
  * use): the same rows, stream and charge as a message sent in chat.
  */
-export function startDraft(input: {
-  db: Db
-  runtime: ChatRuntime
-  now: () => number
-  auth: AuthInfo
-  activity: OrderActivity
-  current: string
-}) {
+export function startDraft(input: { db: Db; runtime: ChatRuntime; now: () => number; auth: AuthInfo; activity: OrderActivity; current: string }) {
   return startToolReply({
     ...input,
     topicName: DRAFT_TOPIC_NAME,

@@ -130,7 +130,13 @@ export function createPayJobs(o: {
       const pause = tune.sendBackoffMs * 2 ** (job.attempt - 1)
       await db
         .update(redPackets)
-        .set({ claimUntil: new Date(at.getTime() + pause + tune.claimMs), errCode: outcome.errCode, errMessage: outcome.message, rawResponses: appendRaw(outcome.raw), updatedAt: at })
+        .set({
+          claimUntil: new Date(at.getTime() + pause + tune.claimMs),
+          errCode: outcome.errCode,
+          errMessage: outcome.message,
+          rawResponses: appendRaw(outcome.raw),
+          updatedAt: at
+        })
         .where(and(eq(redPackets.id, claimed.id), eq(redPackets.state, 'PENDING')))
       logger.warn('red packet send will be retried', { mchBillno: claimed.mchBillno, errCode: outcome.errCode, attempt: job.attempt })
       throw new Error(`sendredpack answered ${outcome.errCode}`)

@@ -69,10 +69,16 @@ export function createPayService(o: PayServiceOptions) {
     demo: p.demo,
     failReason: (p.state === 'PENDING' || p.state === 'FAILED') && !paying(p, now()) ? p.errMessage : null
   })
-  const stateOf = (p: RedPacket): PacketStatus => ({ ...result(p.orderId, p), sendTime: p.sendTime?.getTime() ?? null, receiveTime: p.receiveTime?.getTime() ?? null })
+  const stateOf = (p: RedPacket): PacketStatus => ({
+    ...result(p.orderId, p),
+    sendTime: p.sendTime?.getTime() ?? null,
+    receiveTime: p.receiveTime?.getTime() ?? null
+  })
 
   function publish(p: RedPacket) {
-    o.bus.publish(p.accountId, { event: PAY_EVENT, data: { ...stateOf(p) } }).catch((error: unknown) => logger.warn('publishing a red packet state failed', { error: String(error) }))
+    o.bus
+      .publish(p.accountId, { event: PAY_EVENT, data: { ...stateOf(p) } })
+      .catch((error: unknown) => logger.warn('publishing a red packet state failed', { error: String(error) }))
   }
 
   function wake(packetId: string) {
@@ -164,7 +170,17 @@ export function createPayService(o: PayServiceOptions) {
   async function checkState(accountId: string, orderId: string): Promise<PacketStatus> {
     const { order, packet } = await findOwnOrder(db, accountId, orderId)
     if (!packet) {
-      return { orderId: order.id, payState: 'none', paying: false, mchBillno: '', amountFen: order.rewardFen, demo: false, failReason: null, sendTime: null, receiveTime: null }
+      return {
+        orderId: order.id,
+        payState: 'none',
+        paying: false,
+        mchBillno: '',
+        amountFen: order.rewardFen,
+        demo: false,
+        failReason: null,
+        sendTime: null,
+        receiveTime: null
+      }
     }
     let row = packet
     // A PENDING packet that was tried may have been accepted after all (SYSTEMERROR, lost answer);

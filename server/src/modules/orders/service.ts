@@ -2,26 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { and, asc, count, desc, eq, gt, ilike, inArray, lte, or, type SQL, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
-import {
-  type Order,
-  type OrderActivity,
-  type OrderSession,
-  orderActivities,
-  orderSessions,
-  orders,
-  type RedPacket,
-  redPackets
-} from '../../db/schema.js'
+import { type Order, type OrderActivity, type OrderSession, orderActivities, orderSessions, orders, type RedPacket, redPackets } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
-import {
-  type ActivityWire,
-  type OrderStatus,
-  type OrderWire,
-  type PayState,
-  type Platform,
-  PLATFORM_NAMES,
-  type SessionWire
-} from './wire.js'
+import { type ActivityWire, type OrderStatus, type OrderWire, type PayState, type Platform, PLATFORM_NAMES, type SessionWire } from './wire.js'
 
 export const NO_ORDER = '订单不存在'
 export const NO_SESSION = '场次不存在'
@@ -327,13 +310,7 @@ export async function saveDraft(db: Db, accountId: string, orderId: string, draf
 }
 
 /** `screenshots` are already checked (own storage URLs) and normalised by the caller. */
-export async function submitOrder(
-  db: Db,
-  accountId: string,
-  orderId: string,
-  input: { link: string; screenshots: string[] },
-  now: number
-): Promise<OrderWire> {
+export async function submitOrder(db: Db, accountId: string, orderId: string, input: { link: string; screenshots: string[] }, now: number): Promise<OrderWire> {
   const { session, activity, packet } = await findOwnOrder(db, accountId, orderId)
   if (now >= session.endTime.getTime()) throw new ApiError(40000001, '该场次已结束，不能再提交')
   const [row] = await db
@@ -345,19 +322,11 @@ export async function submitOrder(
   return toOrderWire(row, activity, packet)
 }
 
-export async function myOrders(
-  db: Db,
-  accountId: string,
-  f: { kinds: boolean[]; status?: OrderStatus | undefined; pageNum: number; pageSize: number }
-) {
+export async function myOrders(db: Db, accountId: string, f: { kinds: boolean[]; status?: OrderStatus | undefined; pageNum: number; pageSize: number }) {
   const where: SQL[] = [eq(orders.accountId, accountId), inArray(orderActivities.quality, f.kinds)]
   if (f.status) where.push(eq(orders.status, f.status))
   const condition = and(...where)
-  const [total] = await db
-    .select({ n: count() })
-    .from(orders)
-    .innerJoin(orderActivities, eq(orderActivities.id, orders.activityId))
-    .where(condition)
+  const [total] = await db.select({ n: count() }).from(orders).innerJoin(orderActivities, eq(orderActivities.id, orders.activityId)).where(condition)
   const rows = await db
     .select({ order: orders, activity: orderActivities, packet: redPackets })
     .from(orders)

@@ -138,7 +138,11 @@ export function definePaintingJobs(
     // Painters sharing a name (the demo painter for both kinds) share its worker.
     if (inProcess.find((p) => runJobOf(p) === name) !== provider) continue
     const limit = provider.globalConcurrency
-    queue.define<{ taskId: string }>(name, (data, job) => handlers.run(data.taskId, job), limit ? { concurrency: limit, globalConcurrency: limit } : { concurrency: LOCAL_CONCURRENCY })
+    queue.define<{ taskId: string }>(
+      name,
+      (data, job) => handlers.run(data.taskId, job),
+      limit ? { concurrency: limit, globalConcurrency: limit } : { concurrency: LOCAL_CONCURRENCY }
+    )
   }
   queue.define(SWEEP_JOB, async () => {
     if (!state.closed) await state.track(handlers.tick())

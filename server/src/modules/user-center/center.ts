@@ -15,7 +15,6 @@ export const CARD_FAILURES_PER_HOUR = 10
 const HOUR = 3_600_000
 export const NICKNAME_MAX = 20
 
-
 const nickName = z
   .string({ error: '昵称格式不正确' })
   .trim()

@@ -101,7 +101,9 @@ export function createA1111(options: A1111Options): PaintingProvider {
         if (ctx.signal.aborted) return
         const reason = controller.signal.reason
         if (reason instanceof ProviderError) throw reason
-        throw new ProviderError(error instanceof Error && error.name === 'TimeoutError' ? 'Stable Diffusion 绘图超时' : '无法连接 Stable Diffusion 服务，请稍后再试')
+        throw new ProviderError(
+          error instanceof Error && error.name === 'TimeoutError' ? 'Stable Diffusion 绘图超时' : '无法连接 Stable Diffusion 服务，请稍后再试'
+        )
       }
       if (res.status === 401) throw new ProviderError('Stable Diffusion 服务拒绝访问（账号或密码不正确），请联系管理员')
       if (!res.ok) {

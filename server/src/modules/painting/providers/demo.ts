@@ -133,7 +133,16 @@ async function draw(ctx: SubmitContext, seed: number): Promise<PaintingUpdate> {
       const [w, h] = job.dimensions === 'PORTRAIT' ? [682, GRID_LONG] : job.dimensions === 'LANDSCAPE' ? [GRID_LONG, 682] : [GRID_LONG, GRID_LONG]
       const cw = w / 2
       const ch = h / 2
-      const cells = await Promise.all([0, 1, 2, 3].map((i) => blendCell(job.images.map((img) => img.body), i, cw, ch)))
+      const cells = await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          blendCell(
+            job.images.map((img) => img.body),
+            i,
+            cw,
+            ch
+          )
+        )
+      )
       return done(await withMark(await tile(cells, cw, ch), w, h))
     }
     case 'TXT2IMG': {
@@ -185,8 +194,15 @@ async function extend(base: Buffer, bw: number, bh: number, direction: PanDirect
     .modulate({ hue: (seed % 60) - 30 })
     .png()
     .toBuffer()
-  const shapes = Buffer.from(cellSvg(prompt, seed, ew, eh, false, true).replace(/<rect width="[^"]*" height="[^"]*" fill="url\(#[^)]*\)"\/>/, '').replace(/<polygon[^>]*\/>/g, ''))
-  const fill = await sharp(mirrored).composite([{ input: shapes, left: 0, top: 0 }]).png().toBuffer()
+  const shapes = Buffer.from(
+    cellSvg(prompt, seed, ew, eh, false, true)
+      .replace(/<rect width="[^"]*" height="[^"]*" fill="url\(#[^)]*\)"\/>/, '')
+      .replace(/<polygon[^>]*\/>/g, '')
+  )
+  const fill = await sharp(mirrored)
+    .composite([{ input: shapes, left: 0, top: 0 }])
+    .png()
+    .toBuffer()
   const left = direction === 'left' ? ew - bw : 0
   const top = direction === 'up' ? eh - bh : 0
   return sharp(fill)
@@ -216,8 +232,26 @@ async function blendCell(images: Uint8Array[], i: number, cw: number, ch: number
     .toBuffer()
 }
 
-const SUBJECTS = ['a quiet mountain lake', 'a neon city street at night', 'an ancient temple in the clouds', 'a cozy reading corner', 'a fox in a snowy forest', 'a lighthouse on a rocky shore', 'a field of sunflowers', 'a koi pond with lotus flowers']
-const STYLES = ['watercolor painting', 'cinematic photo', 'studio ghibli style illustration', 'ink wash painting', 'isometric 3d render', 'oil painting, impressionism', 'flat vector art', 'pixel art']
+const SUBJECTS = [
+  'a quiet mountain lake',
+  'a neon city street at night',
+  'an ancient temple in the clouds',
+  'a cozy reading corner',
+  'a fox in a snowy forest',
+  'a lighthouse on a rocky shore',
+  'a field of sunflowers',
+  'a koi pond with lotus flowers'
+]
+const STYLES = [
+  'watercolor painting',
+  'cinematic photo',
+  'studio ghibli style illustration',
+  'ink wash painting',
+  'isometric 3d render',
+  'oil painting, impressionism',
+  'flat vector art',
+  'pixel art'
+]
 const LIGHT = ['soft morning light', 'golden hour', 'moody blue hour', 'dramatic rim lighting', 'overcast diffuse light', 'warm lantern glow']
 
 /** Four prompts that follow from the picture's bytes and colours (always the same four for one picture). */

@@ -56,9 +56,7 @@ export function submitRefusal(answer: SubmitAnswer): string | undefined {
       return '绘画队列已满，请稍后再试'
     case 24: {
       const word = answer.properties?.bannedWord
-      return typeof word === 'string' && word !== ''
-        ? `提示词可能包含敏感词「${word}」，请修改后再试`
-        : '提示词可能包含敏感词，请修改后再试'
+      return typeof word === 'string' && word !== '' ? `提示词可能包含敏感词「${word}」，请修改后再试` : '提示词可能包含敏感词，请修改后再试'
     }
     case 3:
       return `绘画服务找不到所需资源${said ? `：${said}` : ''}`
@@ -92,7 +90,9 @@ export function updateOf(task: ProxyTask): PaintingUpdate | undefined {
   const progress = parseProgress(task.progress)
   const upstream: Record<string, unknown> = {}
   if (Array.isArray(task.buttons)) {
-    upstream.buttons = task.buttons.filter((b) => typeof b?.customId === 'string').map((b) => ({ customId: b.customId, label: b.label ?? '', emoji: b.emoji ?? '' }))
+    upstream.buttons = task.buttons
+      .filter((b) => typeof b?.customId === 'string')
+      .map((b) => ({ customId: b.customId, label: b.label ?? '', emoji: b.emoji ?? '' }))
   }
   if (typeof task.action === 'string') upstream.action = task.action
   const promptEn = typeof task.promptEn === 'string' && task.promptEn !== '' ? { promptEn: task.promptEn } : {}
