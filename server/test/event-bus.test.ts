@@ -24,7 +24,12 @@ function collect() {
     get ended() {
       return ended
     },
-    listener: { event: (e: StreamEvent) => void events.push(e), end: () => void (ended = true) }
+    listener: {
+      event: (e: StreamEvent) => void events.push(e),
+      end: () => {
+        ended = true
+      }
+    }
   }
 }
 

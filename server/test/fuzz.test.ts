@@ -61,7 +61,7 @@ const HOSTILE_STRINGS = [
   '<script>alert(1)</script>',
   '"><img src=x onerror=alert(1)>',
   'javascript:alert(1)',
-  '{{7*7}}${7*7}',
+  '{{7*7}}$' + '{7*7}', // a template-injection probe, split so it stays a literal, not a template
   '../../../../etc/passwd',
   '..\\..\\windows\\win.ini',
   '%00%0d%0a',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { sql } from 'drizzle-orm'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { hotCache } from '../src/db/schema.js'
 import { createDailyHotSource } from '../src/modules/hot-news/dailyhot.js'
 import { createDemoSources, HOT_SAMPLE_FILE } from '../src/modules/hot-news/demo.js'

@@ -108,7 +108,7 @@ describe('envelope and errors', () => {
     expect(requestId).toBeTruthy()
     const entry = ctx.h.logger.entries.find((e) => e.level === 'error')
     expect(entry?.fields?.requestId).toBe(requestId)
-    expect(String((entry?.fields?.error as Error).message)).toBe('database on fire')
+    expect(String((entry?.fields?.error as Error | undefined)?.message)).toBe('database on fire')
   })
 
   it('keeps ApiError statuses in step with API.md', async () => {

@@ -309,7 +309,9 @@ describe.each(engines)('%s job queue', (engine) => {
       finished = true
     })
     let started = false
-    queue.define('t:probe', async () => void (started = true))
+    queue.define('t:probe', async () => {
+      started = true
+    })
     await queue.add('t:slow', null, { id: 'slow' })
     await queue.add('t:probe', null)
     await waitFor(() => started, 'the probe (workers are up)')

@@ -17,7 +17,7 @@ afterAll(async () => {
   await suno.close()
 })
 
-let env: Record<string, string> = {}
+const env: Record<string, string> = {}
 const ctx = useHarness(() => ({ env: { SUNO_API_URL: suno.url, MUSIC_POLL_MS: '20', ...env } }))
 const chat = chatHelpers(ctx)
 const post = <T = any>(path: string, body: unknown, token?: string) => ctx.h.post<T>(`${MUSIC}/${path}`, body, token === undefined ? {} : { token })

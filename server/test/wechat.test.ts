@@ -372,7 +372,7 @@ describe.each(ENGINES)('red packets on the job queue (%s)', (engine) => {
       })
       const before = wx.requests.length
       const second = await cluster(1, { ...TUNING, checkFirstMs: 60_000 })
-      let row
+      let row: Awaited<ReturnType<typeof packetOf>>
       try {
         expect(wx.requests.length).toBe(before) // starting does not send: resume does
         expect(await second.nodes[0]!.runtime().resume()).toEqual({ payments: 1, checks: 0 })

@@ -66,7 +66,10 @@ export function createSessionStreams(options: { bus: EventBus; db: Db; now: () =
   return {
     add(auth, close) {
       let closers = bySession.get(auth.sessionId)
-      if (!closers) bySession.set(auth.sessionId, (closers = new Set()))
+      if (!closers) {
+        closers = new Set()
+        bySession.set(auth.sessionId, closers)
+      }
       // A closer of its own: the same function registered twice must count twice.
       const entry = () => close()
       closers.add(entry)

@@ -38,9 +38,7 @@ export interface AccountEvent {
   data: Record<string, unknown>
 }
 
-export interface AccountListener {
-  (event: string, data: string): void
-}
+export type AccountListener = (event: string, data: string) => void
 
 /**
  * Requests for the node that runs a job, wherever it is (`stop`), and for every node (`revoke`:

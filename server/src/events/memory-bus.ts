@@ -117,7 +117,10 @@ export function createMemoryBus({ retentionMs = DEFAULT_RETENTION_MS }: { retent
 
     async subscribe(accountId, listener) {
       let set = accounts.get(accountId)
-      if (!set) accounts.set(accountId, (set = new Set()))
+      if (!set) {
+        set = new Set()
+        accounts.set(accountId, set)
+      }
       set.add(listener)
       return {
         close() {

@@ -171,7 +171,10 @@ export function createRedisBus({ url, prefix, retentionMs = DEFAULT_RETENTION_MS
     async follow(stream, afterId, listener) {
       const f: Follower = { stream, listener, last: afterId, chain: Promise.resolve(), done: false }
       let set = followers.get(stream)
-      if (!set) followers.set(stream, (set = new Set()))
+      if (!set) {
+        set = new Set()
+        followers.set(stream, set)
+      }
       set.add(f)
       followerCount++
       // Subscribe before reading the stream: an event appended in between is then heard, and the
@@ -214,7 +217,10 @@ export function createRedisBus({ url, prefix, retentionMs = DEFAULT_RETENTION_MS
 
     async subscribe(accountId, listener) {
       let set = accounts.get(accountId)
-      if (!set) accounts.set(accountId, (set = new Set()))
+      if (!set) {
+        set = new Set()
+        accounts.set(accountId, set)
+      }
       set.add(listener)
       await acquire(accountChannel(accountId))
       let done = false

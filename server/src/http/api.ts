@@ -1,6 +1,6 @@
 import type { HttpBindings } from '@hono/node-server'
 import type { Context, Hono, MiddlewareHandler } from 'hono'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { type AuthInfo, authenticate } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
 import type { EventBus } from '../events/bus.js'

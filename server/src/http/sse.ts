@@ -59,6 +59,7 @@ export function createEventStreams(options: { bus: EventBus; db: Db; now: () => 
 export function sseResponse(options: {
   streams: EventStreams
   auth: AuthInfo
+  // biome-ignore lint/suspicious/noConfusingVoidType: a setup that needs no heartbeat hook returns nothing
   setup: (sink: SseSink, onClose: (fn: () => void) => void) => Promise<{ onHeartbeat?: () => void } | void>
 }): Response {
   const { streams, auth } = options

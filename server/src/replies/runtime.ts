@@ -319,7 +319,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
           .select({ status: chatMessages.status })
           .from(chatMessages)
           .where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.requestId, requestId)))
-        if (!row || row.status !== 'streaming') return
+        if (row?.status !== 'streaming') return
         await sleep(50)
       }
       await endOrphan(accountId, requestId)

@@ -27,7 +27,7 @@ export function createConfigFiles({ dataDir, logger, defaultDir = paths.defaultC
   const reported = new Set<string>()
 
   async function load(file: string): Promise<ConfigFile | undefined> {
-    let info
+    let info: Awaited<ReturnType<typeof stat>>
     try {
       info = await stat(file)
     } catch {

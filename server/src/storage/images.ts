@@ -103,11 +103,13 @@ function thumbKeyOf(key: string): string {
 export function cleanName(name: string | undefined): string {
   if (!name) return ''
   const base = name.split(/[\\/]/).pop() ?? ''
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
-  return base
-    .replace(/[\u0000-\u001f\u007f<>"]/g, '')
-    .trim()
-    .slice(0, 100)
+  return (
+    base
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+      .replace(/[\u0000-\u001f\u007f<>"]/g, '')
+      .trim()
+      .slice(0, 100)
+  )
 }
 
 /**

@@ -24,6 +24,7 @@ const token = () => randomBytes(24).toString('base64url')
 /** A path of this site ("/orders?x=1"); anything that could leave the site is refused. */
 export function safeRedirect(value: string | undefined): string {
   const v = (value ?? '/').trim() || '/'
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a redirect with control characters is refused
   if (!v.startsWith('/') || v.startsWith('//') || v.startsWith('/\\') || v.length > 1000 || /[\u0000-\u001f\\]/.test(v)) {
     throw new ApiError(40000001, 'redirect 只能是本站的路径（以 / 开头）')
   }

@@ -89,7 +89,10 @@ export function createPayService(o: PayServiceOptions) {
   function nap(packetId: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
       let set = waiters.get(packetId)
-      if (!set) waiters.set(packetId, (set = new Set()))
+      if (!set) {
+        set = new Set()
+        waiters.set(packetId, set)
+      }
       const done = () => {
         clearTimeout(timer)
         set.delete(done)

@@ -201,7 +201,7 @@ export function registerOrderRoutes(api: Api, pay: PayService, replies: ChatRunt
       const screenshots: string[] = []
       for (const [i, url] of body.screenshots.entries()) {
         const file = await ownFile(db, api.storage, url, auth.account.id)
-        if (!file || !file.contentType.startsWith('image/')) throw new ApiError(40000001, `第 ${i + 1} 张截图不是您在灵犀上传的图片`)
+        if (!file?.contentType.startsWith('image/')) throw new ApiError(40000001, `第 ${i + 1} 张截图不是您在灵犀上传的图片`)
         const canonical = api.storage.publicUrl(file.key)
         if (!screenshots.includes(canonical)) screenshots.push(canonical)
       }

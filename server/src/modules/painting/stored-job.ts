@@ -64,7 +64,7 @@ export async function loadJob(db: Db, storage: Storage, task: PaintingTask): Pro
           .from(paintingTasks)
           .where(and(eq(paintingTasks.id, task.parentId), eq(paintingTasks.accountId, task.accountId)))
       : []
-    if (!row || row.status !== 'SUCCESS') throw new ProviderError('原图已不存在，无法继续操作')
+    if (row?.status !== 'SUCCESS') throw new ProviderError('原图已不存在，无法继续操作')
     return row
   }
   switch (stored.action) {
