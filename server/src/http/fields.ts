@@ -61,3 +61,23 @@ export function paged<T extends z.ZodType>(item: T) {
 
 /** An object id sent back by the client. */
 export const idField = (label: string) => requiredText(label, { max: 64 })
+
+/** What a paged request asks for (the parsed `pageFields`). */
+export interface PageRequest {
+  pageNum: number
+  pageSize: number
+}
+
+/**
+ * One page of a list, in the paged answer of API.md: the count and the page's rows are read at the
+ * same time; `rows` gets the limit and offset of the page; `toItems` turns the rows into wire items.
+ */
+export async function readPage<Row, Item>(
+  page: PageRequest,
+  total: PromiseLike<{ n: number }[]>,
+  rows: (limit: number, offset: number) => PromiseLike<Row[]>,
+  toItems: (rows: Row[]) => Item[] | Promise<Item[]>
+): Promise<{ list: Item[]; total: number; pageNum: number; pageSize: number }> {
+  const [counted, found] = await Promise.all([total, rows(page.pageSize, (page.pageNum - 1) * page.pageSize)])
+  return { list: await toItems(found), total: counted[0]?.n ?? 0, pageNum: page.pageNum, pageSize: page.pageSize }
+}

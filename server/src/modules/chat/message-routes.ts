@@ -6,7 +6,7 @@ import { type ChatMessage, type ChatTopic, chatMessages, chatTopics } from '../.
 import { isUniqueViolation } from '../../db/errors.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, pageFields } from '../../http/fields.js'
+import { idField, pageFields, readPage } from '../../http/fields.js'
 import { endStreaming, type Hold, holdTokens, requireTokens } from '../../replies/accounting.js'
 import { answerReserve, buildContext, countTokens } from '../../replies/context.js'
 import { findReplyByRequest, loadHistory, requireMessage, requireTopic, REQUEST_NOT_FOUND, toMessage } from './repo.js'
@@ -226,15 +226,12 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     async ({ body, auth }) => {
       const topic = await requireTopic(db, auth.account.id, body.topicId)
       const where = eq(chatMessages.topicId, topic.id)
-      const [total] = await db.select({ n: count() }).from(chatMessages).where(where)
-      const rows = await db
-        .select()
-        .from(chatMessages)
-        .where(where)
-        .orderBy(desc(chatMessages.seq))
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return { list: rows.map(toMessage), total: total?.n ?? 0, pageNum: body.pageNum, pageSize: body.pageSize }
+      return readPage(
+        body,
+        db.select({ n: count() }).from(chatMessages).where(where),
+        (limit, offset) => db.select().from(chatMessages).where(where).orderBy(desc(chatMessages.seq)).limit(limit).offset(offset),
+        (rows) => rows.map(toMessage)
+      )
     }
   )
 

@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.js'
 import { type ChatRole, chatRoles, chatRoleTags, chatTags } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, optionalText, pageFields, requiredText } from '../../http/fields.js'
+import { idField, optionalText, pageFields, readPage, requiredText } from '../../http/fields.js'
 import { paths } from '../../paths.js'
 import { CHAT_BASE, ROLE_NOT_FOUND } from './topic-routes.js'
 import { paged, type Role, roleSchema, tagSchema } from './wire.js'
@@ -205,19 +205,23 @@ export function registerRoleRoutes(api: Api, publicUrl: string): void {
         )
       }
       const where = and(...conditions)
-      const [total] = await db.select({ n: count() }).from(chatRoles).where(where)
-      const rows = await db
-        .select()
-        .from(chatRoles)
-        .where(where)
-        // Mine first, newest first; then the public roles in the order of roles.json.
-        .orderBy(
-          sql`case when ${chatRoles.accountId} is null then 1 else 0 end`,
-          sql`case when ${chatRoles.accountId} is null then ${chatRoles.seq} else -${chatRoles.seq} end`
-        )
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return { list: await toRoles(rows, accountId), total: total?.n ?? 0, pageNum: body.pageNum, pageSize: body.pageSize }
+      return readPage(
+        body,
+        db.select({ n: count() }).from(chatRoles).where(where),
+        (limit, offset) =>
+          db
+            .select()
+            .from(chatRoles)
+            .where(where)
+            // Mine first, newest first; then the public roles in the order of roles.json.
+            .orderBy(
+              sql`case when ${chatRoles.accountId} is null then 1 else 0 end`,
+              sql`case when ${chatRoles.accountId} is null then ${chatRoles.seq} else -${chatRoles.seq} end`
+            )
+            .limit(limit)
+            .offset(offset),
+        (rows) => toRoles(rows, accountId)
+      )
     }
   )
 

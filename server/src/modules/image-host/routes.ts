@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { files } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, pageFields } from '../../http/fields.js'
+import { idField, pageFields, readPage } from '../../http/fields.js'
 import { deleteStoredFile } from '../../storage/images.js'
 import { toImage } from '../../storage/to-wire.js'
 import { imageSchema, paged } from '../../storage/wire.js'
@@ -29,15 +29,12 @@ export function registerImageRoutes(api: Api): void {
     },
     async ({ auth, body }) => {
       const where = mine(auth.account.id)
-      const [total] = await db.select({ n: count() }).from(files).where(where)
-      const rows = await db
-        .select()
-        .from(files)
-        .where(where)
-        .orderBy(desc(files.seq))
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return { list: rows.map((row) => toImage(storage, row)), total: total?.n ?? 0, pageNum: body.pageNum, pageSize: body.pageSize }
+      return readPage(
+        body,
+        db.select({ n: count() }).from(files).where(where),
+        (limit, offset) => db.select().from(files).where(where).orderBy(desc(files.seq)).limit(limit).offset(offset),
+        (rows) => rows.map((row) => toImage(storage, row))
+      )
     }
   )
 

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { files, musicSongs } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, pageFields, paged, requiredText } from '../../http/fields.js'
+import { idField, pageFields, paged, readPage, requiredText } from '../../http/fields.js'
 import type { Logger } from '../../logger.js'
 import { deleteStoredFile } from '../../storage/images.js'
 import { type MusicRuntime, providerFailure } from './runtime.js'
@@ -117,15 +117,12 @@ export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Log
     },
     async ({ body, auth }) => {
       const where = eq(musicSongs.accountId, auth.account.id)
-      const [total] = await db.select({ n: count() }).from(musicSongs).where(where)
-      const rows = await db
-        .select()
-        .from(musicSongs)
-        .where(where)
-        .orderBy(desc(musicSongs.seq))
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return { list: rows.map(runtime.song), total: total?.n ?? 0, pageNum: body.pageNum, pageSize: body.pageSize }
+      return readPage(
+        body,
+        db.select({ n: count() }).from(musicSongs).where(where),
+        (limit, offset) => db.select().from(musicSongs).where(where).orderBy(desc(musicSongs.seq)).limit(limit).offset(offset),
+        (rows) => rows.map(runtime.song)
+      )
     }
   )
 

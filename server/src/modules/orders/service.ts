@@ -4,6 +4,7 @@ import type { Db, Tx } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
 import { type Order, type OrderActivity, type OrderSession, orderActivities, orderSessions, orders, type RedPacket, redPackets } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
+import { readPage } from '../../http/fields.js'
 import { type ActivityWire, type OrderStatus, type OrderWire, type PayState, type Platform, PLATFORM_NAMES, type SessionWire } from './wire.js'
 
 export const NO_ORDER = '订单不存在'
@@ -143,24 +144,18 @@ export async function listActivities(db: Db, f: ActivityFilter, now: number) {
     if (match) where.push(match)
   }
   const condition = and(...where)
-  const [total] = await db.select({ n: count() }).from(orderActivities).where(condition)
-  const rows = await db
-    .select()
-    .from(orderActivities)
-    .where(condition)
-    .orderBy(desc(orderActivities.seq))
-    .limit(f.pageSize)
-    .offset((f.pageNum - 1) * f.pageSize)
-  const sessions = await sessionsOf(
-    db,
-    rows.map((r) => r.id)
+  return readPage(
+    f,
+    db.select({ n: count() }).from(orderActivities).where(condition),
+    (limit, offset) => db.select().from(orderActivities).where(condition).orderBy(desc(orderActivities.seq)).limit(limit).offset(offset),
+    async (rows) => {
+      const sessions = await sessionsOf(
+        db,
+        rows.map((r) => r.id)
+      )
+      return rows.map((a) => toActivityWire(a, sessions.get(a.id) ?? [], now))
+    }
   )
-  return {
-    list: rows.map((a) => toActivityWire(a, sessions.get(a.id) ?? [], now)),
-    total: total?.n ?? 0,
-    pageNum: f.pageNum,
-    pageSize: f.pageSize
-  }
 }
 
 export async function findActivity(db: Db, activityId: string): Promise<OrderActivity> {
@@ -326,20 +321,19 @@ export async function myOrders(db: Db, accountId: string, f: { kinds: boolean[];
   const where: SQL[] = [eq(orders.accountId, accountId), inArray(orderActivities.quality, f.kinds)]
   if (f.status) where.push(eq(orders.status, f.status))
   const condition = and(...where)
-  const [total] = await db.select({ n: count() }).from(orders).innerJoin(orderActivities, eq(orderActivities.id, orders.activityId)).where(condition)
-  const rows = await db
-    .select({ order: orders, activity: orderActivities, packet: redPackets })
-    .from(orders)
-    .innerJoin(orderActivities, eq(orderActivities.id, orders.activityId))
-    .leftJoin(redPackets, eq(redPackets.orderId, orders.id))
-    .where(condition)
-    .orderBy(desc(orders.seq))
-    .limit(f.pageSize)
-    .offset((f.pageNum - 1) * f.pageSize)
-  return {
-    list: rows.map((r) => toOrderWire(r.order, r.activity, r.packet)),
-    total: total?.n ?? 0,
-    pageNum: f.pageNum,
-    pageSize: f.pageSize
-  }
+  return readPage(
+    f,
+    db.select({ n: count() }).from(orders).innerJoin(orderActivities, eq(orderActivities.id, orders.activityId)).where(condition),
+    (limit, offset) =>
+      db
+        .select({ order: orders, activity: orderActivities, packet: redPackets })
+        .from(orders)
+        .innerJoin(orderActivities, eq(orderActivities.id, orders.activityId))
+        .leftJoin(redPackets, eq(redPackets.orderId, orders.id))
+        .where(condition)
+        .orderBy(desc(orders.seq))
+        .limit(limit)
+        .offset(offset),
+    (rows) => rows.map((r) => toOrderWire(r.order, r.activity, r.packet))
+  )
 }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { accounts, type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, pageFields, paged } from '../../http/fields.js'
+import { idField, pageFields, paged, readPage } from '../../http/fields.js'
 import { GALLERY_PERMISSION, galleryItemSchema, PAINTING_PERMISSION, SD_PERMISSION, taskSchema, type WireTask } from './wire.js'
 
 /** "灵犀用户8000" → "灵犀***00": enough to tell works apart, not enough to find the person. */
@@ -41,32 +41,32 @@ export function registerGalleryRoutes(
     },
     async ({ auth, body }) => {
       const where = eq(paintingTasks.published, true)
-      const [total] = await api.db.select({ n: count() }).from(paintingTasks).where(where)
-      const rows = await api.db
-        .select({ task: paintingTasks, nickName: accounts.nickName })
-        .from(paintingTasks)
-        .innerJoin(accounts, eq(accounts.id, paintingTasks.accountId))
-        .where(where)
-        .orderBy(desc(paintingTasks.publishTime), desc(paintingTasks.seq))
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return {
-        list: rows.map(({ task, nickName }) => ({
-          workId: task.id,
-          taskId: task.id,
-          imageUrl: storage.publicUrl(task.imageKey!),
-          thumbUrl: task.thumbKey ? storage.publicUrl(task.thumbKey) : null,
-          width: task.width,
-          height: task.height,
-          prompt: task.prompt,
-          author: maskNickname(nickName),
-          publishTime: task.publishTime?.getTime() ?? task.updatedAt.getTime(),
-          mine: task.accountId === auth.account.id
-        })),
-        total: total?.n ?? 0,
-        pageNum: body.pageNum,
-        pageSize: body.pageSize
-      }
+      return readPage(
+        body,
+        api.db.select({ n: count() }).from(paintingTasks).where(where),
+        (limit, offset) =>
+          api.db
+            .select({ task: paintingTasks, nickName: accounts.nickName })
+            .from(paintingTasks)
+            .innerJoin(accounts, eq(accounts.id, paintingTasks.accountId))
+            .where(where)
+            .orderBy(desc(paintingTasks.publishTime), desc(paintingTasks.seq))
+            .limit(limit)
+            .offset(offset),
+        (rows) =>
+          rows.map(({ task, nickName }) => ({
+            workId: task.id,
+            taskId: task.id,
+            imageUrl: storage.publicUrl(task.imageKey!),
+            thumbUrl: task.thumbKey ? storage.publicUrl(task.thumbKey) : null,
+            width: task.width,
+            height: task.height,
+            prompt: task.prompt,
+            author: maskNickname(nickName),
+            publishTime: task.publishTime?.getTime() ?? task.updatedAt.getTime(),
+            mine: task.accountId === auth.account.id
+          }))
+      )
     }
   )
 

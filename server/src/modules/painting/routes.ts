@@ -5,7 +5,7 @@ import { buildPrompt, checkPrompt, parsePrompt } from '@lingxi/shared/mj-prompt'
 import { type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { ApiError, envelope } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, oneOf, pageFields, paged, requiredText, wholeNumber } from '../../http/fields.js'
+import { idField, oneOf, pageFields, paged, readPage, requiredText, wholeNumber } from '../../http/fields.js'
 import { readOwnImage } from './images.js'
 import { type ProxyTask, updateOf } from './providers/midjourney-proxy.js'
 import type { ImageInput } from './providers/provider.js'
@@ -245,15 +245,12 @@ export function registerPaintingRoutes(api: Api, runtime: PaintingRuntime, setti
     },
     async ({ auth, body }) => {
       const where = and(eq(paintingTasks.accountId, auth.account.id), body.kind ? eq(paintingTasks.kind, body.kind) : undefined)
-      const [total] = await api.db.select({ n: count() }).from(paintingTasks).where(where)
-      const rows = await api.db
-        .select()
-        .from(paintingTasks)
-        .where(where)
-        .orderBy(desc(paintingTasks.seq))
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return { list: rows.map(wire), total: total?.n ?? 0, pageNum: body.pageNum, pageSize: body.pageSize }
+      return readPage(
+        body,
+        api.db.select({ n: count() }).from(paintingTasks).where(where),
+        (limit, offset) => api.db.select().from(paintingTasks).where(where).orderBy(desc(paintingTasks.seq)).limit(limit).offset(offset),
+        (rows) => rows.map(wire)
+      )
     }
   )
 

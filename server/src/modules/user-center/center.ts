@@ -4,7 +4,7 @@ import type { AllowanceRegistry } from '../../allowances/registry.js'
 import { accounts, balanceLog, rechargeLog } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { pageFields, paged, requiredText } from '../../http/fields.js'
+import { pageFields, paged, readPage, requiredText } from '../../http/fields.js'
 import type { Kv } from '../../kv/kv.js'
 import { deleteStoredFile, ownFile } from '../../storage/images.js'
 import { normaliseCardCode, redeemCard } from './cards.js'
@@ -46,27 +46,20 @@ export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: Allowan
     { tag: 'user', summary: 'Changes of my allowances, newest first', auth: true, body: z.object(pageFields), response: paged(balanceEntry) },
     async ({ auth, body }) => {
       const where = eq(balanceLog.accountId, auth.account.id)
-      const [total] = await db.select({ n: count() }).from(balanceLog).where(where)
-      const rows = await db
-        .select()
-        .from(balanceLog)
-        .where(where)
-        .orderBy(desc(balanceLog.id))
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return {
-        list: rows.map((r) => ({
-          id: String(r.id),
-          kind: r.kind,
-          amount: r.amount,
-          balance: r.balance,
-          reason: r.reason,
-          createTime: r.createdAt.getTime()
-        })),
-        total: total?.n ?? 0,
-        pageNum: body.pageNum,
-        pageSize: body.pageSize
-      }
+      return readPage(
+        body,
+        db.select({ n: count() }).from(balanceLog).where(where),
+        (limit, offset) => db.select().from(balanceLog).where(where).orderBy(desc(balanceLog.id)).limit(limit).offset(offset),
+        (rows) =>
+          rows.map((r) => ({
+            id: String(r.id),
+            kind: r.kind,
+            amount: r.amount,
+            balance: r.balance,
+            reason: r.reason,
+            createTime: r.createdAt.getTime()
+          }))
+      )
     }
   )
 
@@ -76,25 +69,12 @@ export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: Allowan
     { tag: 'user', summary: 'My redeemed recharge cards (codes masked), newest first', auth: true, body: z.object(pageFields), response: paged(rechargeEntry) },
     async ({ auth, body }) => {
       const where = eq(rechargeLog.accountId, auth.account.id)
-      const [total] = await db.select({ n: count() }).from(rechargeLog).where(where)
-      const rows = await db
-        .select()
-        .from(rechargeLog)
-        .where(where)
-        .orderBy(desc(rechargeLog.id))
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-      return {
-        list: rows.map((r) => ({
-          id: String(r.id),
-          cardCode: r.codeMask,
-          ...allowances.fields(r.grants),
-          createTime: r.createdAt.getTime()
-        })),
-        total: total?.n ?? 0,
-        pageNum: body.pageNum,
-        pageSize: body.pageSize
-      }
+      return readPage(
+        body,
+        db.select({ n: count() }).from(rechargeLog).where(where),
+        (limit, offset) => db.select().from(rechargeLog).where(where).orderBy(desc(rechargeLog.id)).limit(limit).offset(offset),
+        (rows) => rows.map((r) => ({ id: String(r.id), cardCode: r.codeMask, ...allowances.fields(r.grants), createTime: r.createdAt.getTime() }))
+      )
     }
   )
 
