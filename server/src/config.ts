@@ -17,13 +17,7 @@ export interface Config {
   publicUrl: string
   /** Origins (scheme://host[:port]) that may call the API from the browser. */
   corsOrigins: string[]
-  sms: {
-    provider: 'console' | 'http'
-    httpUrl: string | undefined
-    httpToken: string | undefined
-    hourlyPerPhone: number
-    hourlyPerIp: number
-  }
+  sms: SmsSettings
   /** Review and test accounts that log in without an SMS code. */
   loginWithoutCodePhones: Phone[]
   /** What a new account starts with, by allowance kind id (the kinds: allowances/registry.ts). */
@@ -50,6 +44,20 @@ export interface Config {
   storage: StorageSettings
   painting: PaintingSettings
   wechat: WechatSettings
+}
+
+export interface SmsSettings {
+  provider: 'console' | 'http' | 'aliyun' | 'tencent'
+  httpUrl: string | undefined
+  httpToken: string | undefined
+  hourlyPerPhone: number
+  hourlyPerIp: number
+  /** One call to the SMS provider may take this long (then the send fails and the code is void). */
+  timeoutMs: number
+  /** Aliyun SMS (dysmsapi SendSms); set when SMS_PROVIDER=aliyun. */
+  aliyun: { accessKeyId: string; accessKeySecret: string; signName: string; templateCode: string; endpoint: string } | undefined
+  /** Tencent Cloud SMS (SendSms 2021-01-11); set when SMS_PROVIDER=tencent. */
+  tencent: { secretId: string; secretKey: string; sdkAppId: string; signName: string; templateId: string; region: string; endpoint: string } | undefined
 }
 
 export interface WechatSettings {
@@ -179,7 +187,7 @@ const optionalUrl = (name: string, protocols: string[]) =>
       return value
     })
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.string().optional(),
   PORT: count('PORT', 8787).refine((port) => port >= 1 && port <= 65535, 'PORT must be between 1 and 65535'),
   HOST: z
@@ -217,11 +225,24 @@ const envSchema = z.object({
       }
       return origins
     }),
-  SMS_PROVIDER: z.enum(['console', 'http'], { error: 'SMS_PROVIDER must be "console" or "http"' }).optional(),
+  SMS_PROVIDER: z.enum(['console', 'http', 'aliyun', 'tencent'], { error: 'SMS_PROVIDER must be "console" or "http" or "aliyun" or "tencent"' }).optional(),
   SMS_HTTP_URL: optionalUrl('SMS_HTTP_URL', ['http:', 'https:']),
   SMS_HTTP_TOKEN: z.string().optional(),
   SMS_HOURLY_PER_PHONE: count('SMS_HOURLY_PER_PHONE', 5),
   SMS_HOURLY_PER_IP: count('SMS_HOURLY_PER_IP', 30),
+  SMS_TIMEOUT_MS: count('SMS_TIMEOUT_MS', 10_000).refine((ms) => ms >= 1, 'SMS_TIMEOUT_MS must be at least 1'),
+  ALIYUN_SMS_ACCESS_KEY_ID: z.string().optional(),
+  ALIYUN_SMS_ACCESS_KEY_SECRET: z.string().optional(),
+  ALIYUN_SMS_SIGN_NAME: z.string().optional(),
+  ALIYUN_SMS_TEMPLATE_CODE: z.string().optional(),
+  ALIYUN_SMS_ENDPOINT: optionalUrl('ALIYUN_SMS_ENDPOINT', ['http:', 'https:']),
+  TENCENT_SMS_SECRET_ID: z.string().optional(),
+  TENCENT_SMS_SECRET_KEY: z.string().optional(),
+  TENCENT_SMS_SDK_APP_ID: z.string().optional(),
+  TENCENT_SMS_SIGN_NAME: z.string().optional(),
+  TENCENT_SMS_TEMPLATE_ID: z.string().optional(),
+  TENCENT_SMS_REGION: z.string().optional(),
+  TENCENT_SMS_ENDPOINT: optionalUrl('TENCENT_SMS_ENDPOINT', ['http:', 'https:']),
   LOGIN_WITHOUT_CODE_PHONES: z
     .string()
     .optional()
@@ -389,6 +410,8 @@ export function configuredSecrets(config: Config): string[] {
     auth,
     auth?.includes(':') ? auth.slice(auth.indexOf(':') + 1) : undefined,
     config.sms.httpToken,
+    config.sms.aliyun?.accessKeySecret,
+    config.sms.tencent?.secretKey,
     config.storage.s3?.secretAccessKey,
     config.storage.uploadSecret,
     config.wechat.oauth?.appSecret,
@@ -420,10 +443,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     )
   }
   const e = result.data
-  const provider = e.SMS_PROVIDER ?? 'console'
-  if (provider === 'http' && !e.SMS_HTTP_URL) {
-    throw new ConfigError(['SMS_HTTP_URL is required when SMS_PROVIDER=http'])
-  }
+  const sms = smsSettings(e)
   const s3 = s3Settings(e)
   return {
     port: e.PORT,
@@ -434,13 +454,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.REDIS_PREFIX,
     publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/$/, ''),
     corsOrigins: e.CORS_ORIGINS,
-    sms: {
-      provider,
-      httpUrl: e.SMS_HTTP_URL,
-      httpToken: e.SMS_HTTP_TOKEN || undefined,
-      hourlyPerPhone: e.SMS_HOURLY_PER_PHONE,
-      hourlyPerIp: e.SMS_HOURLY_PER_IP
-    },
+    sms,
     loginWithoutCodePhones: e.LOGIN_WITHOUT_CODE_PHONES,
     start: { tokens: e.START_TOKENS, mj: e.START_MJ_COUNT, suno: e.START_SUNO_COUNT },
     defaultPermissions: e.DEFAULT_PERMISSIONS,
@@ -535,6 +549,57 @@ function wechatSettings(e: z.output<typeof envSchema>): WechatSettings {
     }
   }
   return { oauth, pay, demoDelayMs: e.WECHAT_PAY_DEMO_DELAY_MS }
+}
+
+/** SMS_PROVIDER picks the provider; each real one needs all of its settings, or the server does not start. */
+function smsSettings(e: z.output<typeof envSchema>): SmsSettings {
+  const provider = e.SMS_PROVIDER ?? 'console'
+  if (provider === 'http' && !e.SMS_HTTP_URL) throw new ConfigError(['SMS_HTTP_URL is required when SMS_PROVIDER=http'])
+  const required = <const N extends keyof typeof e>(names: readonly N[]) => {
+    const missing = names.filter((name) => !String(e[name] ?? '').trim())
+    if (missing.length > 0) throw new ConfigError(missing.map((name) => `${name} is required when SMS_PROVIDER=${provider}`))
+    return (name: N) => String(e[name]).trim()
+  }
+  let aliyun: SmsSettings['aliyun']
+  let tencent: SmsSettings['tencent']
+  if (provider === 'aliyun') {
+    const get = required(['ALIYUN_SMS_ACCESS_KEY_ID', 'ALIYUN_SMS_ACCESS_KEY_SECRET', 'ALIYUN_SMS_SIGN_NAME', 'ALIYUN_SMS_TEMPLATE_CODE'] as const)
+    aliyun = {
+      accessKeyId: get('ALIYUN_SMS_ACCESS_KEY_ID'),
+      accessKeySecret: get('ALIYUN_SMS_ACCESS_KEY_SECRET'),
+      signName: get('ALIYUN_SMS_SIGN_NAME'),
+      templateCode: get('ALIYUN_SMS_TEMPLATE_CODE'),
+      endpoint: (e.ALIYUN_SMS_ENDPOINT ?? 'https://dysmsapi.aliyuncs.com').replace(/\/+$/, '')
+    }
+  }
+  if (provider === 'tencent') {
+    const get = required([
+      'TENCENT_SMS_SECRET_ID',
+      'TENCENT_SMS_SECRET_KEY',
+      'TENCENT_SMS_SDK_APP_ID',
+      'TENCENT_SMS_SIGN_NAME',
+      'TENCENT_SMS_TEMPLATE_ID'
+    ] as const)
+    tencent = {
+      secretId: get('TENCENT_SMS_SECRET_ID'),
+      secretKey: get('TENCENT_SMS_SECRET_KEY'),
+      sdkAppId: get('TENCENT_SMS_SDK_APP_ID'),
+      signName: get('TENCENT_SMS_SIGN_NAME'),
+      templateId: get('TENCENT_SMS_TEMPLATE_ID'),
+      region: e.TENCENT_SMS_REGION?.trim() || 'ap-guangzhou',
+      endpoint: (e.TENCENT_SMS_ENDPOINT ?? 'https://sms.tencentcloudapi.com').replace(/\/+$/, '')
+    }
+  }
+  return {
+    provider,
+    httpUrl: e.SMS_HTTP_URL,
+    httpToken: e.SMS_HTTP_TOKEN || undefined,
+    hourlyPerPhone: e.SMS_HOURLY_PER_PHONE,
+    hourlyPerIp: e.SMS_HOURLY_PER_IP,
+    timeoutMs: e.SMS_TIMEOUT_MS,
+    aliyun,
+    tencent
+  }
 }
 
 /** S3 is on when S3_BUCKET is set; then the endpoint and both keys are required. */

@@ -3,6 +3,7 @@ import type { SmsPurpose } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import type { Kv } from '../kv/kv.js'
 import type { Logger } from '../logger.js'
+import { smsFailureAnswer } from '../sms/failure.js'
 import type { SmsProvider } from '../sms/provider.js'
 import { type Phone, phoneKey } from './phone.js'
 import { randomCode, storeCode, voidCode } from './sms-codes.js'
@@ -61,7 +62,8 @@ export function createSmsSender(deps: SmsSenderDeps) {
       } catch (error) {
         logger.error('sms send failed', { error, enCode: phone.enCode, purpose })
         await voidCode(db, id, now())
-        throw new ApiError(50200001, '短信发送失败，请稍后重试')
+        // The provider's verdict on this phone (throttled, invalid, blocked) as it is; else 50200001.
+        throw smsFailureAnswer(error)
       }
       sent = true
     } finally {
