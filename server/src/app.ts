@@ -1,9 +1,11 @@
+import { sql } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { compress } from 'hono/compress'
 import { requestId } from 'hono/request-id'
 import { createAllowanceRegistry } from './allowances/registry.js'
 import { registerAuthRoutes } from './auth/routes.js'
+import { createSessionCache, type SessionCache } from './auth/session-cache.js'
 import { createSmsSender } from './auth/sms-sender.js'
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
@@ -17,6 +19,7 @@ import { buildOpenApi } from './http/openapi.js'
 import { checkPath } from './http/path-check.js'
 import { cors, noStore, securityHeaders } from './http/security.js'
 import { createEventStreams, type EventStreams } from './http/sse.js'
+import { type Health, registerHealthRoutes } from './http/health.js'
 import { staticSite } from './http/static-site.js'
 import { createMemoryQueue, type JobQueue } from './jobs/index.js'
 import type { Kv } from './kv/kv.js'
@@ -64,6 +67,8 @@ export interface AppDeps {
   jobs?: JobQueue
   /** Comment heartbeat of event streams (default 15 s). */
   heartbeatMs?: number
+  /** How long a session read from the database is reused (auth/session-cache.ts; default 5 s, 0: never). */
+  sessionCacheMs?: number
   /** The tools; MODULES when absent (tests add a throwaway one). */
   modules?: readonly ToolModule<unknown, ModuleInstance>[]
   /** Replacements for the modules' configured providers and timings, by module name (tests). */
@@ -80,6 +85,10 @@ export interface ComposedApp {
   list: readonly { name: string; instance: ModuleInstance }[]
   /** Open event streams; closeAll() at shutdown, once the chat replies have ended. */
   streams: EventStreams
+  /** Recently read sessions (auth/session-cache.ts). */
+  sessions: SessionCache
+  /** /healthz and /readyz; stopping() when shutdown begins. */
+  health: Health
 }
 
 export function createApp(deps: AppDeps): App {
@@ -94,6 +103,7 @@ export function composeApp(deps: AppDeps): ComposedApp {
   const configFiles = createConfigFiles({ dataDir: config.dataDir, logger })
   const bus = deps.bus ?? deps.chat?.bus ?? createMemoryBus()
   const chat = deps.chat ?? createChat({ db: deps.db, config, bus, logger, now })
+  const sessions = createSessionCache({ now, bus, ...(deps.sessionCacheMs !== undefined ? { ttlMs: deps.sessionCacheMs } : {}) })
   const api: Api = {
     app,
     bus,
@@ -103,7 +113,8 @@ export function composeApp(deps: AppDeps): ComposedApp {
     permissionName: configFiles.permissionName,
     checkResponses: deps.checkResponses ?? false,
     storage: deps.storage ?? createStorage(config),
-    jobs: deps.jobs ?? createMemoryQueue({ logger })
+    jobs: deps.jobs ?? createMemoryQueue({ logger }),
+    sessions
   }
   const streams = createEventStreams({ bus, db: deps.db, now, logger, ...(deps.heartbeatMs ? { heartbeatMs: deps.heartbeatMs } : {}) })
 
@@ -126,6 +137,13 @@ export function composeApp(deps: AppDeps): ComposedApp {
   })
   // Signed uploads carry files of up to 10 MB and cap their own size (storage/uploads.ts).
   app.use('/api/*', (c, next) => (c.req.path.startsWith(UPLOAD_PUT_PREFIX) ? next() : jsonBodyLimit(c, next)))
+  const health = registerHealthRoutes(app, {
+    checks: {
+      database: () => deps.db.execute(sql`select 1`),
+      // A real round trip to Redis when it is configured (the in-memory store has nothing to fail).
+      ...(config.redisUrl ? { redis: () => deps.kv.ttl('readyz') } : {})
+    }
+  })
 
   const sendCode = createSmsSender({
     db: deps.db,
@@ -217,5 +235,5 @@ export function composeApp(deps: AppDeps): ComposedApp {
     return c.json(envelope(50000000, SYSTEM_ERROR_MESSAGE, null), 500)
   })
 
-  return { app, modules: Object.fromEntries(made.map((m) => [m.name, m.instance])) as ModuleInstances, list: made, streams }
+  return { app, modules: Object.fromEntries(made.map((m) => [m.name, m.instance])) as ModuleInstances, list: made, streams, sessions, health }
 }

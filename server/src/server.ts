@@ -5,6 +5,7 @@ import { createAdaptorServer } from '@hono/node-server'
 import { type AppDeps, type ComposedApp, composeApp } from './app.js'
 import { type Config, configuredSecrets, loadConfig } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
+import { scheduleMaintenance } from './db/maintenance.js'
 import type { EventBus } from './events/bus.js'
 import { createEventBus } from './events/index.js'
 import { answerClientError } from './http/client-error.js'
@@ -151,6 +152,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       )
     : undefined
   orphanSweep?.unref()
+  // The embedded database: ANALYZE now (after the migrations), VACUUM ANALYZE every few hours.
+  const maintenance = scheduleMaintenance(db, logger)
   // Work the last run left (music polls, red packets): picked up again while requests are served.
   void each('resume', 'resuming unfinished work')
   if (swept > 0) logger.warn('replies left streaming by the previous run were marked interrput', { count: swept })
@@ -165,8 +168,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     config,
     close() {
       closing ??= (async () => {
+        // Load balancers stop sending new requests here while the ones in flight finish.
+        composed.health.stopping()
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         clearInterval(orphanSweep)
+        maintenance.stop()
         // Replies being generated end as interrput (saved, their final events sent), then open streams end.
         await runtime.close().catch((error: unknown) => logger.error('stopping chat generations failed', { error }))
         streams.closeAll()
@@ -181,6 +187,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         clearTimeout(force)
         await events.close().catch((error: unknown) => logger.error('closing the event bus failed', { error }))
         await store.close().catch((error) => logger.error('closing the kv store failed', { error }))
+        await maintenance.running()
         await db.close()
       })()
       return closing

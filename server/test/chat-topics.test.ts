@@ -194,6 +194,7 @@ describe('topics', () => {
       .update(accounts)
       .set({ permissionCodes: ['AI_TOOLS_ROLE'] })
       .where(eq(accounts.id, accountId))
+    await ctx.h.accountChanged(accountId)
     expect((await chat.post('topic/list', {}, token)).body).toEqual({ code: 40300001, message: '您没有使用「AI对话」的权限', data: null })
     // Reply streams serve role chat (and hot news' AI 解读) too: an unknown id is simply not found.
     expect((await chat.subscribe(token, randomUUID())).status).toBe(404)
@@ -202,6 +203,7 @@ describe('topics', () => {
       .update(accounts)
       .set({ permissionCodes: ['AI_TOOLS_MUSIC'] })
       .where(eq(accounts.id, accountId))
+    await ctx.h.accountChanged(accountId)
     expect((await chat.post('role-play/list', {}, token)).body).toEqual({ code: 40300001, message: '您没有使用「角色库」的权限', data: null })
     expect((await chat.subscribe(token, randomUUID())).status).toBe(403)
     expect((await ctx.h.app.request('/api/v1/ai-chat/sse/subscribe', { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200)

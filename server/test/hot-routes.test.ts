@@ -69,6 +69,7 @@ describe('offline (no upstream configured)', () => {
       .update(accounts)
       .set({ permissionCodes: ['AI_TOOLS_CHAT'] })
       .where(eq(accounts.id, accountId))
+    await ctx.h.accountChanged(accountId)
     const refused = await post('sources', {}, token)
     expect(refused.status).toBe(403)
     expect(refused.body.code).toBe(40300001)

@@ -91,6 +91,7 @@ const ctx = useHarness({ modules: [...MODULES, throwaway] })
 
 async function grant(accountId: string, codes: string[]) {
   await ctx.db.db.update(accounts).set({ permissionCodes: codes }).where(eq(accounts.id, accountId))
+  await ctx.h.accountChanged(accountId)
 }
 
 describe('a module added to the list', () => {

@@ -1,9 +1,11 @@
+import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { composeApp } from '../src/app.js'
 import { createSessionStreams, type SessionStreams } from '../src/auth/session-streams.js'
 import { authenticate, revokeSession } from '../src/auth/sessions.js'
 import { TOKEN_TTL_MS } from '../src/auth/tokens.js'
 import { createChat } from '../src/replies/index.js'
+import { accounts } from '../src/db/schema.js'
 import { createMemoryBus, createRedisBus } from '../src/events/index.js'
 import { createConsoleSmsProvider } from '../src/sms/console-provider.js'
 import { type FakeOpenAi, startFakeOpenAi } from './fakes/openai.js'
@@ -195,35 +197,35 @@ describe('revoking a session closes its streams', () => {
   })
 })
 
-describe('revoking a session closes its streams on every node', () => {
-  /**
-   * A second API node on the same database and event bus: with REDIS_URL, a bus connection of its
-   * own under the harness's prefix (one deployment); in memory, the harness's bus (one process).
-   */
-  function secondNode() {
-    const h = ctx.h
-    const bus = h.bus.prefix ? createRedisBus({ url: process.env.REDIS_URL!, prefix: h.bus.prefix }) : h.bus
-    const node = createChat({ db: ctx.db.db, config: h.config, bus, logger: h.logger, now: h.clock.now })
-    const { app, streams } = composeApp({
-      chat: node,
-      db: ctx.db.db,
-      config: h.config,
-      sms: createConsoleSmsProvider(() => {}),
-      kv: h.kv,
-      logger: h.logger,
-      now: h.clock.now
-    })
-    return {
-      request: app.request as Fetch,
-      chat: node,
-      async close() {
-        await node.close()
-        streams.closeAll()
-        if (bus !== h.bus) await bus.close()
-      }
+/**
+ * A second API node on the same database and event bus: with REDIS_URL, a bus connection of its
+ * own under the harness's prefix (one deployment); in memory, the harness's bus (one process).
+ */
+function secondNode() {
+  const h = ctx.h
+  const bus = h.bus.prefix ? createRedisBus({ url: process.env.REDIS_URL!, prefix: h.bus.prefix }) : h.bus
+  const node = createChat({ db: ctx.db.db, config: h.config, bus, logger: h.logger, now: h.clock.now })
+  const { app, streams } = composeApp({
+    chat: node,
+    db: ctx.db.db,
+    config: h.config,
+    sms: createConsoleSmsProvider(() => {}),
+    kv: h.kv,
+    logger: h.logger,
+    now: h.clock.now
+  })
+  return {
+    request: app.request as Fetch,
+    chat: node,
+    async close() {
+      await node.close()
+      streams.closeAll()
+      if (bus !== h.bus) await bus.close()
     }
   }
+}
 
+describe('revoking a session closes its streams on every node', () => {
   it('logout and modify-phone on one node end the streams opened on the other; other tokens keep theirs', async () => {
     const other = secondNode()
     try {
@@ -247,6 +249,39 @@ describe('revoking a session closes its streams on every node', () => {
       const last = await nextReply(fresh, freshChannel)
       expect(bChannel.text).not.toContain(last)
       expect(freshChannel.ended).toBe(false)
+    } finally {
+      await other.close()
+    }
+  })
+})
+
+describe('a cached session is refused on the next request after its revocation, on every node', () => {
+  it('logout, modify-phone and an announced account change reach the cache of this node and of the other', async () => {
+    const other = secondNode()
+    const info = (token: string, on: Fetch) => on('/api/v1/user/info', { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: '{}' })
+    const code = async (res: Response | Promise<Response>) => ((await (await res).json()) as { code: number }).code
+    try {
+      const { a, b, accountId } = await twoDevices()
+      // Both nodes read (and keep) both sessions.
+      for (const on of [ctx.h.app.request as Fetch, other.request]) for (const token of [a, b]) expect(await code(info(token, on))).toBe(2000)
+      expect(ctx.h.sessionCache.size()).toBe(2)
+
+      expect((await ctx.h.post('/api/v1/auth/logout', {}, { token: a })).body.code).toBe(2000)
+      expect(await code(info(a, ctx.h.app.request))).toBe(50011006)
+      expect(await code(info(a, other.request))).toBe(50011006)
+      expect(await code(info(b, other.request))).toBe(2000)
+
+      const fresh = await changePhone(b)
+      expect(await code(info(b, other.request))).toBe(50011006)
+      expect(await code(info(b, ctx.h.app.request))).toBe(50011006)
+      expect(await code(info(fresh, other.request))).toBe(2000)
+
+      // An account change announced by its maker (the CLI with REDIS_URL, or a route of the server).
+      await ctx.db.db.update(accounts).set({ state: 0 }).where(eq(accounts.id, accountId))
+      await ctx.h.accountChanged(accountId)
+      const state = async (on: Fetch) => ((await (await info(fresh, on)).json()) as { data: { state: number } }).data.state
+      expect(await state(other.request)).toBe(0)
+      expect(await state(ctx.h.app.request)).toBe(0)
     } finally {
       await other.close()
     }

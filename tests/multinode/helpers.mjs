@@ -47,7 +47,12 @@ export async function startNode(name, port, env, { onSpawn, onLine } = {}) {
     if (onLine) for (const line of chunk.split('\n')) onLine(line)
   })
   child.stderr.on('data', (chunk) => (node.out += chunk))
-  node.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((node.exit = { code, signal }))))
+  node.exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      node.exit = { code, signal }
+      resolve(node.exit)
+    })
+  })
   onSpawn?.(node)
   await until(() => node.out.includes('Lingxi is running at') || node.exit, 30_000, `${name} to start`)
   if (node.exit) throw new Error(`${name} did not start:\n${node.out}`)

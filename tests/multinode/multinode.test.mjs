@@ -105,7 +105,12 @@ async function postInFlight(base, path, body, token) {
   answer.catch(() => {})
   req.flushHeaders()
   await Promise.race([new Promise((resolve) => req.once('continue', resolve)), answer.then(() => assert.fail('answered before the body was sent'))])
-  return { send: () => (req.end(data), answer) }
+  return {
+    send: () => {
+      req.end(data)
+      return answer
+    }
+  }
 }
 
 let phoneSeq = 13600000000 + Math.floor(Math.random() * 1_000_000)
@@ -133,8 +138,7 @@ async function sse(base, path, token, headers = {}) {
         const text = decoder.decode(chunk, { stream: true })
         stream.raw += text
         buffer += text
-        let i
-        while ((i = buffer.indexOf('\n\n')) >= 0) {
+        for (let i = buffer.indexOf('\n\n'); i >= 0; i = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, i)
           buffer = buffer.slice(i + 2)
           const frame = {}
@@ -255,6 +259,18 @@ describe('two nodes behind nginx on PostgreSQL + Redis', { skip, timeout: 240_00
     const row = await replyRow(reply.replyId)
     assert.equal(row.status, 'complete')
     assert.equal(row.content, content)
+  })
+
+  it('logout on node A: the token is refused on its next request on node B (which had it cached) and its stream there ends at once', async () => {
+    const { A, B } = nodes
+    const me = await login(A.url)
+    // Both nodes read the session now and keep it (auth/session-cache.ts).
+    for (const node of [A, B]) assert.equal((await post(node.url, '/api/v1/user/info', {}, me.token)).body.code, 2000)
+    const channel = await sse(B.url, `${CHAT}/sse/subscribe`, me.token)
+    assert.equal((await post(A.url, '/api/v1/auth/logout', {}, me.token)).body.code, 2000)
+    assert.equal((await post(B.url, '/api/v1/user/info', {}, me.token)).body.code, 50011006)
+    assert.equal((await post(A.url, '/api/v1/user/info', {}, me.token)).body.code, 50011006)
+    await until(() => channel.ended, 2000, 'the account channel on B to end')
   })
 
   it('stop on node B stops the generation running on node A', async () => {

@@ -25,7 +25,11 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
   // Once the revocation committed: the streams opened with those sessions close on every node. A
   // failed publish does not undo the logout; the bus logs its own failures, and each node's
   // periodic check of its open streams' sessions closes them instead (auth/session-streams.ts).
-  const closeStreams = (sessionIds: number[]) => announceRevoked(api.bus, sessionIds).catch(() => {})
+  // This node forgets them at once (its own copy of the announcement may come later, on Redis).
+  const closeStreams = (sessionIds: number[]) => {
+    api.sessions?.forgetSessions(sessionIds)
+    return announceRevoked(api.bus, sessionIds).catch(() => {})
+  }
 
   /** Consumes the checked code (if any), finds or creates the account and opens a session, atomically. */
   async function logIn(phone: Phone, platform: Platform, codeId: number | undefined) {

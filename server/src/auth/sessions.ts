@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../db/database.js'
 import { type Account, accounts, sessions } from '../db/schema.js'
 import { ApiError } from '../errors.js'
@@ -27,27 +27,54 @@ export async function createSession(db: Db | Tx, accountId: string, platform: Pl
   return token
 }
 
-/** Resolves `Authorization: Bearer <token>` to its session and account; writes nothing. */
-export async function authenticate(db: Db, authorization: string | undefined, now: number): Promise<AuthInfo> {
+/** Where authenticate keeps the sessions it read (auth/session-cache.ts). */
+export interface AuthCache {
+  get(tokenHash: string): AuthInfo | undefined
+  set(tokenHash: string, auth: AuthInfo): void
+}
+
+/** The session lookup of every authenticated request, built once per database. */
+const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>()
+
+function prepareLookup(db: Db) {
+  return db
+    .select({ session: sessions, account: accounts })
+    .from(sessions)
+    .innerJoin(accounts, eq(accounts.id, sessions.accountId))
+    .where(eq(sessions.tokenHash, sql.placeholder('hash')))
+    .limit(1)
+    .prepare('lingxi_auth_session')
+}
+
+/**
+ * Resolves `Authorization: Bearer <token>` to its session and account; writes nothing. With a
+ * cache, a session read in the last few seconds is not read again (auth/session-cache.ts).
+ */
+export async function authenticate(db: Db, authorization: string | undefined, now: number, cache?: AuthCache): Promise<AuthInfo> {
   const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization?.trim() ?? '')
   const token = match?.[1]?.trim()
   if (!token) throw new ApiError(50011004, '请先登录')
   // Hashing first makes the lookup time independent of how much of a guessed token is right.
-  const [row] = await db
-    .select({ session: sessions, account: accounts })
-    .from(sessions)
-    .innerJoin(accounts, eq(accounts.id, sessions.accountId))
-    .where(eq(sessions.tokenHash, sha256Hex(token)))
-    .limit(1)
+  const hash = sha256Hex(token)
+  const cached = cache?.get(hash)
+  if (cached) return cached
+  let lookup = lookups.get(db)
+  if (!lookup) {
+    lookup = prepareLookup(db)
+    lookups.set(db, lookup)
+  }
+  const [row] = await lookup.execute({ hash })
   if (!row) throw new ApiError(50011005, '登录已过期，请重新登录')
   if (row.session.revokedAt) throw new ApiError(50011006, '登录状态已失效，请重新登录')
   if (row.session.expiresAt.getTime() <= now) throw new ApiError(50011005, '登录已过期，请重新登录')
-  return {
+  const auth: AuthInfo = {
     sessionId: row.session.id,
     platform: row.session.platform as Platform,
     account: row.account,
     expiresAt: row.session.expiresAt.getTime()
   }
+  cache?.set(hash, auth)
+  return auth
 }
 
 export async function revokeSession(db: Db | Tx, sessionId: number, reason: RevokeReason, now: number): Promise<void> {

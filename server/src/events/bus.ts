@@ -42,9 +42,10 @@ export type AccountListener = (event: string, data: string) => void
 
 /**
  * Requests for the node that runs a job, wherever it is (`stop`), and for every node (`revoke`:
- * close the open streams of these sessions, which were just revoked; auth/session-streams.ts).
+ * close the open streams of these sessions, which were just revoked, auth/session-streams.ts, and
+ * forget them, auth/session-cache.ts; `account`: these accounts changed, read their sessions again).
  */
-export type ControlMessage = { type: 'stop'; stream: string } | { type: 'revoke'; sessionIds: number[] }
+export type ControlMessage = { type: 'stop'; stream: string } | { type: 'revoke'; sessionIds: number[] } | { type: 'account'; accountIds: string[] }
 
 export interface BusStats {
   /** Stream followers currently attached on this node. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { type AccountListener, type ControlMessage, DEFAULT_RETENTION_MS, type EventBus, type StreamEvent, type StreamListener } from './bus.js'
 
@@ -61,6 +62,10 @@ export function createRedisBus({ url, prefix, retentionMs = DEFAULT_RETENTION_MS
   const followers = new Map<string, Set<Follower>>()
   const accounts = new Map<string, Set<AccountListener>>()
   const controls = new Set<(message: ControlMessage) => void>()
+  /** Control messages this node published, until its own subscription delivers them. */
+  const ownControls = new Map<string, () => void>()
+  let controlCount = 0
+  const busId = randomUUID()
   let followerCount = 0
   let closed = false
 
@@ -142,7 +147,9 @@ export function createRedisBus({ url, prefix, retentionMs = DEFAULT_RETENTION_MS
       } catch {
         return
       }
-      for (const listener of [...controls]) listener(parsed)
+      const { nonce, ...rest } = parsed as ControlMessage & { nonce?: unknown }
+      for (const listener of [...controls]) listener(rest as ControlMessage)
+      if (typeof nonce === 'string') ownControls.get(nonce)?.()
       return
     }
     if (channel.startsWith(`${prefix}bus:stream:`)) {
@@ -238,7 +245,26 @@ export function createRedisBus({ url, prefix, retentionMs = DEFAULT_RETENTION_MS
 
     async control(message) {
       await controlReady
-      await redis.publish(controlChannel, JSON.stringify(message))
+      // Resolves once this node's own subscription has it too (at most a second later): Redis has
+      // then handed it to every node, so a request that follows the caller's answer finds it done
+      // (a revoked session's cached copy is gone everywhere; auth/session-cache.ts).
+      const nonce = `${busId}:${++controlCount}`
+      const seen = new Promise<void>((resolve) => {
+        const timer = setTimeout(done, 1000)
+        function done() {
+          clearTimeout(timer)
+          ownControls.delete(nonce)
+          resolve()
+        }
+        ownControls.set(nonce, done)
+      })
+      try {
+        await redis.publish(controlChannel, JSON.stringify({ ...message, nonce }))
+      } catch (error) {
+        ownControls.get(nonce)?.()
+        throw error
+      }
+      await seen
     },
 
     onControl(listener) {

@@ -25,6 +25,7 @@ export function registerAccountChannel(api: Api, streams: EventStreams, codes: r
     return sseResponse({
       streams,
       auth,
+      c,
       async setup(sink, onClose) {
         let id = 0
         const sub = await api.bus.subscribe(auth.account.id, (event, data) => sink.send(++id, event, data))

@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server'
 import type { Context, Hono, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
+import type { SessionCache } from '../auth/session-cache.js'
 import { type AuthInfo, authenticate } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
 import type { EventBus } from '../events/bus.js'
@@ -71,6 +72,8 @@ export interface Api {
   storage: Storage
   /** Background jobs (jobs/queue.ts): in this process, or BullMQ on Redis shared by every node. */
   jobs: JobQueue
+  /** Recently read sessions (auth/session-cache.ts); a revocation or account change must clear its entries. */
+  sessions?: SessionCache
 }
 
 export interface RouteOptions<S extends z.ZodType, Auth extends boolean> {
@@ -133,7 +136,7 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.outp
 export async function requireAuth(api: Api, c: AppContext): Promise<AuthInfo> {
   const known = c.get('auth')
   if (known) return known
-  const auth = await authenticate(api.db, c.req.header('authorization'), api.now())
+  const auth = await authenticate(api.db, c.req.header('authorization'), api.now(), api.sessions)
   c.set('auth', auth)
   return auth
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import { createSessionStreams, type SessionStreams } from '../auth/session-streams.js'
 import type { AuthInfo } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
@@ -18,10 +19,41 @@ export interface SseSink {
 }
 
 const encoder = new TextEncoder()
+const LINE_BREAK = /\r\n|\r|\n/
 
+/**
+ * One event, as the wire has it (docs/chat-wire.md). A field cannot hold a line break: `data` with
+ * line breaks goes out as one `data:` line per line (the client joins them with "\n" again, as
+ * the SSE standard says), an `event` name with one is refused, as is an id that is not a whole number.
+ */
 export function frame(id: number, event: string, data: string): string {
-  return `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`
+  if (!Number.isSafeInteger(id) || id < 0) throw new TypeError(`an SSE id must be a whole number, not ${id}`)
+  if (LINE_BREAK.test(event) || event === '') throw new TypeError('an SSE event name must be one line')
+  const lines = LINE_BREAK.test(data) ? data.split(LINE_BREAK).join('\ndata: ') : data
+  return `id: ${id}\nevent: ${event}\ndata: ${lines}\n\n`
 }
+
+/**
+ * Writes are gathered per stream and sent once per turn of the event loop: a burst of deltas is
+ * one write, and one setImmediate serves every stream that has something to send.
+ */
+const dirty = new Set<{ flush(): void }>()
+let flushScheduled = false
+function flushAll() {
+  flushScheduled = false
+  for (const sink of dirty) sink.flush()
+  dirty.clear()
+}
+function scheduleFlush(sink: { flush(): void }) {
+  dirty.add(sink)
+  if (!flushScheduled) {
+    flushScheduled = true
+    setImmediate(flushAll)
+  }
+}
+
+/** The header that tells @hono/node-server the answer is written already (here, straight to Node's response). */
+const ALREADY_SENT = 'x-hono-already-sent'
 
 /** The open event streams of this node: their heartbeat, the sessions that opened them, shutdown. */
 export interface EventStreams {
@@ -55,16 +87,32 @@ export function createEventStreams(options: { bus: EventBus; db: Db; now: () => 
  * once the response exists; `onClose` callbacks run exactly once, whether the stream ended or the
  * client went away. Comment heartbeats keep proxies from closing an idle connection;
  * `onHeartbeat` runs after each.
+ *
+ * Given Node's response (`c.env.outgoing`), events are written straight to it: the Response
+ * returned has no body and tells @hono/node-server so, and the final answer's headers (`c.res`,
+ * with those the middleware added after the handler returned) are written with the first flush. Without one
+ * (app.request() in tests), the events go through the Response's ReadableStream.
  */
 export function sseResponse(options: {
   streams: EventStreams
   auth: AuthInfo
+  /**
+   * The request's context: on @hono/node-server, `c.env.outgoing` is Node's response, and `c.res`
+   * the final answer once the middleware have added their headers.
+   */
+  c?: { res: Response; env?: { outgoing?: ServerResponse | object } }
   // biome-ignore lint/suspicious/noConfusingVoidType: a setup that needs no heartbeat hook returns nothing
   setup: (sink: SseSink, onClose: (fn: () => void) => void) => Promise<{ onHeartbeat?: () => void } | void>
 }): Response {
   const { streams, auth } = options
-  let controller!: ReadableStreamDefaultController<Uint8Array>
+  const outgoing = isServerResponse(options.c?.env?.outgoing) ? options.c.env.outgoing : undefined
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined
   let closed = false
+  /** Written at the next flush. */
+  let pending = ''
+  /** Close once what is pending went out. */
+  let ending = false
+  let headSent = false
   const cleanups: (() => void)[] = []
   let heartbeat: NodeJS.Timeout | undefined
   let onHeartbeat: (() => void) | undefined
@@ -82,22 +130,49 @@ export function sseResponse(options: {
       }
     }
   }
+  const writer = {
+    flush() {
+      const text = pending
+      pending = ''
+      try {
+        if (outgoing) {
+          if (!headSent) {
+            headSent = true
+            // The final answer: a middleware that added a header after the handler replaced it.
+            const final = options.c?.res ?? response
+            const headers: Record<string, string> = {}
+            final.headers.forEach((value, name) => {
+              if (name !== ALREADY_SENT) headers[name] = value
+            })
+            outgoing.writeHead(final.status, headers)
+            // Sent now, not with the first event: the client counts the stream open when the head arrives.
+            outgoing.flushHeaders()
+          }
+          if (outgoing.destroyed) return cleanup()
+          if (text) outgoing.write(text)
+          if (ending) outgoing.end()
+        } else if (controller) {
+          if (text) controller.enqueue(encoder.encode(text))
+          if (ending) controller.close()
+        }
+      } catch {
+        cleanup()
+      }
+    }
+  }
   const write = (text: string) => {
     if (closed) return
-    try {
-      controller.enqueue(encoder.encode(text))
-    } catch {
-      cleanup()
-    }
+    pending += text
+    scheduleFlush(writer)
   }
   const sink: SseSink = {
     send: (id, event, data) => write(frame(id, event, data)),
     close() {
       if (closed) return
       cleanup()
-      try {
-        controller.close()
-      } catch {}
+      // What was sent before the close still goes out, then the stream ends.
+      ending = true
+      scheduleFlush(writer)
     },
     get closed() {
       return closed
@@ -108,15 +183,25 @@ export function sseResponse(options: {
     else cleanups.push(fn)
   }
 
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c
-    },
-    cancel() {
-      // The client went away.
-      cleanup()
-    }
-  })
+  let response: Response
+  if (outgoing) {
+    // The client went away (or the socket failed): the stream ends here too.
+    outgoing.once('close', cleanup)
+    response = new Response(null, { status: 200, headers: { ...SSE_HEADERS, [ALREADY_SENT]: '1' } })
+    // The head goes out once the middleware have added their headers (they run before this fires).
+    scheduleFlush(writer)
+  } else {
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c
+      },
+      cancel() {
+        // The client went away.
+        cleanup()
+      }
+    })
+    response = new Response(body, { status: 200, headers: SSE_HEADERS })
+  }
   streams.open.add(sink)
   // Registered before setup follows anything, so a revocation is never missed (see SessionStreams).
   // The stream just closes, without a final event: the client reconnects, as after any drop,
@@ -136,7 +221,11 @@ export function sseResponse(options: {
       streams.logger.error('event stream failed', { error })
       sink.close()
     })
-  return new Response(body, { status: 200, headers: SSE_HEADERS })
+  return response
+}
+
+function isServerResponse(value: unknown): value is ServerResponse {
+  return typeof (value as ServerResponse | undefined)?.writeHead === 'function' && typeof (value as ServerResponse).write === 'function'
 }
 
 /** `Last-Event-ID: N` → N; anything else (absent, not a whole number) → 0, i.e. from the start. */

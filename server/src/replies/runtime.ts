@@ -1,4 +1,4 @@
-import { and, eq, lt, or } from 'drizzle-orm'
+import { and, eq, lt, or, sql } from 'drizzle-orm'
 import type { ChatSettings } from '../config.js'
 import type { Db } from '../db/database.js'
 import { type ChatMessage, chatMessages } from '../db/schema.js'
@@ -100,6 +100,24 @@ export const streamKey = (accountId: string, requestId: string) => `${accountId}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** The writes every streaming reply repeats (its growing text, its lease), built once per database. */
+function prepareReplyWrites(db: Db) {
+  const streamingReply = and(eq(chatMessages.id, sql.placeholder('id')), eq(chatMessages.status, 'streaming'))
+  return {
+    save: db
+      .update(chatMessages)
+      .set({ content: sql`${sql.placeholder('content')}`, thinking: sql`${sql.placeholder('thinking')}`, updatedAt: sql`${sql.placeholder('at')}` })
+      .where(streamingReply)
+      .prepare('lingxi_reply_save'),
+    touch: db
+      .update(chatMessages)
+      .set({ updatedAt: sql`${sql.placeholder('at')}` })
+      .where(streamingReply)
+      .prepare('lingxi_reply_touch')
+  }
+}
+const replyWrites = new WeakMap<Db, ReturnType<typeof prepareReplyWrites>>()
+
 export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const { db, bus, models, settings, logger, now } = options
   const flushIntervalMs = options.flushIntervalMs ?? 500
@@ -156,6 +174,11 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     const model = job.hold.maxTokens === undefined ? job.model : { ...job.model, maxTokens: Math.min(job.hold.maxTokens, job.model.maxTokens ?? Infinity) }
 
     // The growing reply reaches the database at a bounded rate; writes never overlap.
+    let writesOf = replyWrites.get(db)
+    if (!writesOf) {
+      writesOf = prepareReplyWrites(db)
+      replyWrites.set(db, writesOf)
+    }
     let pending = 0
     let timer: NodeJS.Timeout | undefined
     let writes = Promise.resolve()
@@ -166,19 +189,15 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       const snapshot = { content, thinking: thinking === '' ? null : thinking }
       writes = writes
         .then(async () => {
-          await db
-            .update(chatMessages)
-            .set({ ...snapshot, updatedAt: new Date(now()) })
-            .where(and(eq(chatMessages.id, job.replyId), eq(chatMessages.status, 'streaming')))
+          await writesOf.save.execute({ ...snapshot, at: new Date(now()), id: job.replyId })
         })
         .catch((error: unknown) => logger.error('saving a streaming reply failed', { error, replyId: job.replyId }))
     }
     // The lease: other nodes' sweeps leave a reply alone while its row keeps being touched.
     const lease = setInterval(
       () => {
-        db.update(chatMessages)
-          .set({ updatedAt: new Date(now()) })
-          .where(and(eq(chatMessages.id, job.replyId), eq(chatMessages.status, 'streaming')))
+        writesOf.touch
+          .execute({ at: new Date(now()), id: job.replyId })
           .catch((error: unknown) => logger.error('renewing a reply lease failed', { error, replyId: job.replyId }))
       },
       Math.max(50, Math.floor(leaseMs / 3))

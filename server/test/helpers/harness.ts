@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { count, ne, sql } from 'drizzle-orm'
 import { type AppDeps, composeApp } from '../../src/app.js'
+import { announceAccountChanged } from '../../src/auth/session-cache.js'
 import { createChat } from '../../src/replies/index.js'
 import type { ChatRuntimeOptions } from '../../src/replies/runtime.js'
 import { loadConfig } from '../../src/config.js'
@@ -121,7 +122,13 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
   const bus = testBus()
   const { heartbeatMs, ...tuning } = options.chat ?? {}
   const chat = createChat({ db: database.db, config, bus, logger, now: clock.now, ...tuning })
-  const { app, modules, streams } = composeApp({
+  const {
+    app,
+    modules,
+    streams,
+    sessions: sessionCache,
+    health
+  } = composeApp({
     chat,
     db: database.db,
     config,
@@ -240,6 +247,14 @@ export function createHarness(database: TestDatabase, options: HarnessOptions = 
     lastCode,
     login,
     snapshot,
+    sessionCache,
+    /** /healthz and /readyz (stopping() as at shutdown). */
+    health,
+    /**
+     * Announces a change a test made to accounts straight in the database, as the server's own
+     * changes and the CLI's are announced: their cached sessions are read again (auth/session-cache.ts).
+     */
+    accountChanged: (...accountIds: string[]) => announceAccountChanged(bus, sessionCache, accountIds),
     async close() {
       await chat.close()
       streams.closeAll()

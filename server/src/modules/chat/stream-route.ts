@@ -70,6 +70,7 @@ export function registerStreamRoute(api: Api, streams: EventStreams, codes: read
     return sseResponse({
       streams,
       auth,
+      c,
       async setup(sink, onClose) {
         let last = afterId
         let heard = false

@@ -2,6 +2,7 @@ import { count, desc, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { AllowanceRegistry } from '../../allowances/registry.js'
 import { accounts, balanceLog, rechargeLog } from '../../db/schema.js'
+import { announceAccountChanged } from '../../auth/session-cache.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { pageFields, paged, readPage, requiredText } from '../../http/fields.js'
@@ -145,6 +146,8 @@ export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: Allowan
         .where(eq(accounts.id, accountId))
         .returning()
       if (!row) throw new ApiError(40400001, '账号不存在')
+      // Every node reads this account's sessions again (the cached copy has the old profile).
+      await announceAccountChanged(api.bus, api.sessions, [accountId]).catch(() => {})
       // The replaced avatar goes when it was uploaded as an avatar (not an image-host picture).
       if (previous) {
         const old = await ownFile(db, storage, previous, accountId)

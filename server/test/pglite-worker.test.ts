@@ -1,0 +1,92 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Database, openDatabase } from '../src/db/database.js'
+import { isUniqueViolation } from '../src/db/errors.js'
+import { scheduleMaintenance } from '../src/db/maintenance.js'
+import { memoryLogger } from './helpers/harness.js'
+
+// PGlite in its worker thread (db/pglite-worker.ts), through drizzle as the server uses it.
+let database: Database
+beforeAll(async () => {
+  database = await openDatabase({})
+  await database.db.execute(sql.raw("create table t (id int primary key, at timestamptz not null default now(), tags text[] not null default '{}')"))
+})
+afterAll(async () => {
+  await database.close()
+})
+
+const rows = async <T>(query: string) => ((await database.db.execute(sql.raw(query))) as unknown as { rows: T[] }).rows
+const ids = async () => (await rows<{ id: number }>('select id from t order by id')).map((r) => r.id)
+
+describe('PGlite in a worker thread', () => {
+  it('answers queries with the types drizzle expects, and commits or rolls back transactions', async () => {
+    await database.db.execute(sql`insert into t (id, tags) values (${1}, ${'{a,b}'})`)
+    const [row] = await rows<{ id: number; at: string; tags: string[] }>('select id, at, tags from t')
+    expect(row?.id).toBe(1)
+    // Dates stay text for drizzle's own mapping (its parsers), arrays are arrays.
+    expect(typeof row?.at).toBe('string')
+    expect(row?.tags).toEqual(['a', 'b'])
+
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql.raw('insert into t (id) values (2)'))
+    })
+    await expect(
+      database.db.transaction(async (tx) => {
+        await tx.execute(sql.raw('insert into t (id) values (3)'))
+        throw new Error('changed my mind')
+      })
+    ).rejects.toThrow('changed my mind')
+    await expect(
+      database.db.transaction(async (tx) => {
+        await tx.execute(sql.raw('insert into t (id) values (4)'))
+        tx.rollback()
+      })
+    ).rejects.toThrow()
+    expect(await ids()).toEqual([1, 2])
+  })
+
+  it('keeps SQLSTATE codes on errors, and a query outside a transaction waits for it', async () => {
+    const error = await database.db.execute(sql.raw('insert into t (id) values (1)')).catch((e: unknown) => e)
+    expect(isUniqueViolation(error)).toBe(true)
+
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const tx = database.db.transaction(async (t) => {
+      await t.execute(sql.raw('insert into t (id) values (10)'))
+      await held
+    })
+    await new Promise((r) => setTimeout(r, 50))
+    const outside = ids()
+    let seen: number[] | undefined
+    void outside.then((v) => (seen = v))
+    await new Promise((r) => setTimeout(r, 50))
+    expect(seen).toBeUndefined()
+    release()
+    await tx
+    expect(await outside).toEqual([1, 2, 10])
+  })
+
+  it('runs a long query without stopping this thread', async () => {
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 5)
+    const started = Date.now()
+    await database.db.execute(sql.raw('select count(*) from generate_series(1, 3000000)'))
+    const ms = Date.now() - started
+    clearInterval(timer)
+    // On the main thread the timer could not fire at all while the query ran.
+    expect(ms).toBeGreaterThan(50)
+    expect(ticks).toBeGreaterThan(ms / 5 / 4)
+  })
+
+  it('is vacuumed and analysed: at start, then on a schedule', async () => {
+    const logger = memoryLogger()
+    const maintenance = scheduleMaintenance(database, logger, 100, 0)
+    await new Promise((r) => setTimeout(r, 250))
+    maintenance.stop()
+    await maintenance.running()
+    const lines = logger.entries.map((e) => e.message)
+    expect(lines[0]).toBe('embedded database analysed')
+    expect(lines).toContain('embedded database vacuumed and analysed')
+    expect(logger.entries.filter((e) => e.level === 'error')).toEqual([])
+  })
+})
