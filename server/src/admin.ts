@@ -1,3 +1,4 @@
+import { announceAccountChanged } from './auth/session-cache.js'
 import { type Config, ConfigError, loadConfig } from './config.js'
 import { readBalances } from './allowances/ledger.js'
 import {
@@ -15,8 +16,10 @@ import {
   setAccountState
 } from './admin/commands.js'
 import { ORDERS_HELP, runOrdersCommand } from './admin/orders.js'
+import { PAY_HELP, runPayCommand } from './admin/payments.js'
 import { DataDirBusyError } from './db/data-dir-lock.js'
 import { type Database, openDatabase } from './db/database.js'
+import { createRedisBus } from './events/redis-bus.js'
 import type { Account } from './db/schema.js'
 import { knownPermissionCodes } from './permissions/tree.js'
 
@@ -32,6 +35,7 @@ Usage:
                                                   create recharge cards; prints the codes (once)
   lingxi-admin cards list                         every card: masked code, amounts, status
 ${ORDERS_HELP}
+${PAY_HELP}
   lingxi-admin --help
 
 Phones: 13800138000 (+86), 86:13800138000 or +8613800138000.
@@ -122,6 +126,24 @@ async function withDatabase<T>(io: AdminIo, run: (db: Database['db']) => Promise
   }
 }
 
+/**
+ * Tells the running servers that an account changed (permissions, state), so that their cached
+ * sessions of it are read again at once (auth/session-cache.ts). Only with REDIS_URL: without it
+ * the servers see the change within the cache's few seconds.
+ */
+async function announceChanged(io: AdminIo, accountId: string): Promise<void> {
+  const config = loadConfig(io.env)
+  if (!config.redisUrl || io.open) return
+  const bus = createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix })
+  try {
+    await announceAccountChanged(bus, undefined, [accountId])
+  } catch (error) {
+    io.err(`Could not tell the running servers (they see the change within seconds): ${(error as Error).message}`)
+  } finally {
+    await bus.close().catch(() => {})
+  }
+}
+
 /** Runs one command; returns the exit code (0 ok, 1 failed, 2 bad usage). */
 export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   const [command, ...args] = argv
@@ -165,6 +187,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
         if (!target || codes.length === 0) throw new AdminError(`Usage: lingxi-admin ${command} <phone|accountId> <CODE...>`, 2)
         const change = command === 'grant' ? grantPermissions : revokePermissions
         const account = await withDatabase(io, (db) => change(db, target, codes))
+        await announceChanged(io, account.id)
         io.out(`${command === 'grant' ? 'Granted' : 'Revoked'}. ${describe(account)}`)
         return 0
       }
@@ -172,6 +195,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
         const [target, state, extra] = args
         if (!target || state === undefined || extra !== undefined) throw new AdminError('Usage: lingxi-admin state <phone|accountId> 0|1', 2)
         const account = await withDatabase(io, (db) => setAccountState(db, target, state))
+        await announceChanged(io, account.id)
         io.out(`Updated. ${describe(account)}`)
         return 0
       }
@@ -197,6 +221,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       }
       case 'orders':
         return await runOrdersCommand(args, io, (run) => withDatabase(io, run))
+      case 'pay':
+        return await runPayCommand(args, io, (run) => withDatabase(io, run), loadConfig(io.env))
       default:
         throw new AdminError(`Unknown command "${command}". Run lingxi-admin --help.`, 2)
     }

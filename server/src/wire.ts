@@ -13,6 +13,7 @@ import type { hotItemSchema, hotListSchema, hotSourceSchema } from './modules/ho
 import type { songSchema } from './modules/music/wire.js'
 import type { activityDetailSchema, activitySchema, checkStateSchema, orderSchema, payResultSchema, sessionSchema } from './modules/orders/wire.js'
 import type { buttonSchema, galleryItemSchema, sdOptionsSchema, taskSchema } from './modules/painting/wire.js'
+import type { packageSchema, payOrderSchema } from './modules/payments/wire.js'
 import type { toolReplySchema } from './replies/wire.js'
 import type { permissionMetaSchema, systemConfigSchema } from './site/wire.js'
 import type { imageSchema, uploadTicketSchema } from './storage/wire.js'
@@ -102,3 +103,11 @@ export type RedPackResult = z.infer<typeof payResultSchema>
 /** `wx-red-pack/v2/check-state`. */
 export type RedPackState = z.infer<typeof checkStateSchema>
 export type { OrderStatus, PayState, Platform as ActivityPlatform } from './modules/orders/wire.js'
+
+// ---- online recharge (docs/deployment.md "Online recharge") -----------------------------------
+
+/** `pay/packages`: a package on sale; `grants` by allowance kind id. */
+export type PayPackage = z.infer<typeof packageSchema>
+/** `pay/order/create`, `pay/order/get`, `pay/order/list`. */
+export type PayOrder = z.infer<typeof payOrderSchema>
+export type { OrderStatus as PayOrderStatus, ProviderName as PayProvider, Scene as PayScene } from './modules/payments/wire.js'
