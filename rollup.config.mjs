@@ -6,7 +6,8 @@ import replace from '@rollup/plugin-replace'
 import terser from '@rollup/plugin-terser'
 import { transform } from 'esbuild'
 import esbuild from 'rollup-plugin-esbuild'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { elements, entries } from './scripts/elements.mjs'
@@ -64,7 +65,14 @@ const manifestsForTheBrowser = () => ({
  * chunk than for the copy. One source, one copy per tool folder that imports it; none keeps
  * state of its own (a store goes through shared(), so copies share it).
  */
-const PER_ELEMENT = ['src/ui/logged-out.tsx', 'src/ui/use-paged-list.ts', 'src/core/paged-list.ts', 'src/core/handoff.ts', 'src/core/time.ts'].map(here)
+const PER_ELEMENT = [
+  'src/ui/logged-out.tsx',
+  'src/ui/use-paged-list.ts',
+  'src/ui/use-effect-event.ts',
+  'src/core/paged-list.ts',
+  'src/core/handoff.ts',
+  'src/core/time.ts'
+].map(here)
 
 /** The file a copy was made from (`use-paged-list.roles.ts` → `use-paged-list.ts`), or undefined. */
 const originalOf = (id) => PER_ELEMENT.find((file) => id !== file && id.replace(/\.[\w-]+(\.[jt]sx?)$/, '$1') === file)
@@ -84,6 +92,44 @@ const perElementCopies = () => ({
   load(id) {
     const original = originalOf(id)
     return original ? readFileSync(original, 'utf8') : null
+  }
+})
+
+/**
+ * Writes dist/chunks.json (outside dist/cdn: it is not published): each chunk's static and dynamic
+ * imports and the source files in it with their rendered length (what a chunk is made of), and
+ * the chunks each tool's manifest imports lazily (its screen), by tool folder. scripts/build.mjs
+ * reads it to write the host page's preload lists.
+ */
+const chunkGraph = () => ({
+  name: 'lingxi-chunk-graph',
+  generateBundle(_, bundle) {
+    const chunks = {}
+    const chunkOf = new Map()
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk') continue
+      for (const id of chunk.moduleIds) chunkOf.set(id, chunk.fileName)
+      const modules = Object.entries(chunk.modules).filter(([, m]) => m.renderedLength > 0)
+      chunks[chunk.fileName] = {
+        imports: chunk.imports,
+        dynamicImports: chunk.dynamicImports,
+        modules: Object.fromEntries(modules.map(([id, m]) => [relative(here('.'), id.replace(/^\0/, '')), m.renderedLength]))
+      }
+    }
+    const screens = {}
+    for (const id of this.getModuleIds()) {
+      const tool = /[\\/]src[\\/]widgets[\\/]([^\\/]+)[\\/]tool\.ts$/.exec(id)?.[1]
+      if (tool)
+        screens[tool] = [
+          ...new Set(
+            this.getModuleInfo(id)
+              .dynamicallyImportedIds.map((d) => chunkOf.get(d))
+              .filter(Boolean)
+          )
+        ]
+    }
+    mkdirSync(here('dist'), { recursive: true })
+    writeFileSync(here('dist/chunks.json'), `${JSON.stringify({ screens, chunks }, null, 1)}\n`)
   }
 })
 
@@ -156,7 +202,7 @@ export default [
       chunkFileNames: 'chunks/[name]-[hash].js',
       sourcemap: true
     },
-    plugins: [elementStyles(), manifestsForTheBrowser(), perElementCopies(), ...plugins(), production && minify()],
+    plugins: [elementStyles(), manifestsForTheBrowser(), perElementCopies(), ...plugins(), production && minify(), chunkGraph()],
     // src/core is side-effect free (stores are created on first use through shared()), so an
     // element only carries the core modules it really uses — login must not pay for chat.
     treeshake: { moduleSideEffects: (id) => !/[\\/]src[\\/]core[\\/]|[\\/]eventsource-parser[\\/]/.test(id) },

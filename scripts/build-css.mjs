@@ -28,11 +28,14 @@ const isSource = (file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\.tsx?$/.test(
 /**
  * Parts of an element that load on demand and bring the rules only they use (`<name>.rest.ts`),
  * so the sheet in the element's entry carries what showing it and its main view needs. The chat:
- * settings, the topic list, the narrow inline dialogs and the login dialog (the chat loads each
- * through src/widgets/chat/deferred.ts, which brings rest-css.ts along).
+ * settings, the narrow inline dialogs and the login dialog (the chat loads each through
+ * src/widgets/chat/deferred.ts, which brings rest-css.ts along); not the topic list, which the
+ * host page shows at once (its rules in the entry cost less than a second request).
  */
 const deferred = {
-  chat: ['src/widgets/chat/settings.tsx', 'src/widgets/chat/topic-list.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx']
+  chat: ['src/widgets/chat/settings.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx'],
+  // The host's entry page (/): no other route needs its rules (src/host/rest-css.ts brings them).
+  app: ['src/host/screens/entry.tsx']
 }
 
 /** The files of src/ that an entry's module graph reaches (static and dynamic imports), not through `skip`. */
@@ -120,7 +123,8 @@ function literals(file) {
       ts.forEachChild(node, visit)
     }
     visit(source)
-    literalCache.set(file, (text = found.join('\n')))
+    text = found.join('\n')
+    literalCache.set(file, text)
   }
   return text
 }
@@ -170,7 +174,10 @@ function selectors(prelude) {
     if (c === '\\') i++
     else if (c === '(' || c === '[') depth++
     else if (c === ')' || c === ']') depth--
-    else if (c === ',' && depth === 0) out.push(prelude.slice(start, i)), (start = i + 1)
+    else if (c === ',' && depth === 0) {
+      out.push(prelude.slice(start, i))
+      start = i + 1
+    }
   }
   return [...out, prelude.slice(start)]
 }
@@ -228,7 +235,10 @@ function splitSheet(full, main) {
   }
   let joined = ''
   let at = 0
-  for (const [offset, text] of rest) (joined += css.slice(at, offset) + text), (at = offset)
+  for (const [offset, text] of rest) {
+    joined += css.slice(at, offset) + text
+    at = offset
+  }
   if (joined + css.slice(at) !== full) throw new Error('build-css: a split sheet does not give back the full sheet')
   const kept = utilitySelectors(css)
   const missing = [...wanted].filter((s) => !kept.has(s))
@@ -236,13 +246,28 @@ function splitSheet(full, main) {
   return { css, rest }
 }
 
+/**
+ * What an element's sheet does not cover: the code of the other elements' folders (their entry
+ * and everything beside it but the manifest and the screen, which the host renders). An element
+ * that composes others (the host composes login, profile and every tool's element) leaves their
+ * code to them: each brings its own sheet into its own shadow root.
+ */
+const othersOf = (e) =>
+  elements
+    .filter((o) => dirname(o.entry) !== dirname(e.entry))
+    .flatMap((o) => {
+      const folder = dirname(o.entry)
+      const beside = readdirSync(join(root, folder)).filter((f) => isSource(f) && f !== 'screen.tsx' && f !== 'tool.ts')
+      return [o.entry, ...beside.map((f) => `${folder}/${f}`)]
+    })
+
 const sheets = [
   { name: 'base', files: async () => [], options: { utilities: false } },
   ...elements.map((e) => ({
     name: e.file,
-    files: () => graph(e.entry),
+    files: () => graph(e.entry, othersOf(e)),
     options: { base: false },
-    deferred: deferred[e.file] && (() => graph(e.entry, deferred[e.file]))
+    deferred: deferred[e.file] && (() => graph(e.entry, [...deferred[e.file], ...othersOf(e)]))
   })),
   { name: 'full', files: async () => walk(join(root, 'src')) }
 ]

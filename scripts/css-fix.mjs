@@ -6,7 +6,7 @@
  * `@property` rules.
  */
 export function fixShadowProperties(input) {
-  let css = input.replace(/@property\s+--[\w-]+\s*\{[^}]*\}/g, '')
+  const css = input.replace(/@property\s+--[\w-]+\s*\{[^}]*\}/g, '')
   const start = css.indexOf('@layer properties{')
   if (start === -1) return css
   const supports = css.indexOf('@supports', start)

@@ -3,9 +3,10 @@
 // built server (`npm run build` first) on a free port with an empty DATA_DIR, logs in with the
 // console SMS code it prints, and visits each page in Debian's Chromium (CHROMIUM_PATH to change).
 //
-//   node scripts/screens.mjs [--out DIR] [--only desktop|phone] [--pages NAME,NAME…] [--url URL --log FILE]
+//   node scripts/screens.mjs [--out DIR] [--only desktop|phone] [--theme dark|light] [--pages NAME,NAME…] [--url URL --log FILE]
 //
-// --out: where the PNGs go (default /tmp/lingxi-screens), named <size>-<page>.png.
+// --out: where the PNGs go (default /tmp/lingxi-screens), named <size>-<theme>-<page>.png.
+// --theme: only this theme (default both: the profile panel's choice, stored before each page loads).
 // --pages: only these (names as listed by --list). --url with --log: use a server already running,
 // whose console output goes to FILE (the SMS codes are read from it) instead of starting one.
 import { spawn } from 'node:child_process'
@@ -22,6 +23,7 @@ const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : und
 const out = resolve(flag('--out') ?? join(tmpdir(), 'lingxi-screens'))
 const only = flag('--only')
 const wanted = flag('--pages')?.split(',')
+const themes = flag('--theme') ? [flag('--theme')] : ['dark', 'light']
 
 /** What a page needs before its screenshot: `go` (a path to open) or `act` (steps on the current page), then a pause. */
 const pages = [
@@ -38,6 +40,15 @@ const pages = [
   },
   { name: 'chat', go: '/chat' },
   { name: 'chat-reply', act: chatReply, wait: 0 },
+  // the end of the same reply: table, maths and the mermaid diagram (its chunk is large: give it time)
+  {
+    name: 'chat-reply-end',
+    act: async (p) => {
+      await p.getByTestId('message').last().hover()
+      await p.mouse.wheel(0, 20_000)
+    },
+    wait: 3000
+  },
   { name: 'roles', go: '/role', wait: 1000 },
   { name: 'menu', go: '/', act: (p) => p.getByRole('banner').getByTestId('header-phone').click() },
   { name: 'profile', act: (p) => p.getByRole('menuitem', { name: '个人信息' }).click() },
@@ -60,8 +71,8 @@ if (args.includes('--list')) {
   process.exit(0)
 }
 const sizes = [
-  { name: 'desktop', viewport: { width: 1280, height: 800 }, phone: '13800138011' },
-  { name: 'phone', viewport: { width: 390, height: 844 }, phone: '13800138012', isMobile: true, hasTouch: true }
+  { name: 'desktop', viewport: { width: 1280, height: 800 }, phone: '13800138011', lightPhone: '13800138021' },
+  { name: 'phone', viewport: { width: 390, height: 844 }, phone: '13800138012', lightPhone: '13800138022', isMobile: true, hasTouch: true }
 ].filter((s) => !only || s.name === only)
 
 function loginDialog(page) {
@@ -70,7 +81,7 @@ function loginDialog(page) {
 
 async function chatReply(page) {
   const composer = page.getByTestId('composer')
-  await composer.fill('用 Python 写一个快速排序，并解释 $O(n \\log n)$ 的复杂度')
+  await composer.fill('用 Python 写一个快速排序，给出复杂度的数学公式 $O(n \\log n)$，再画一张流程图')
   await composer.press('Enter')
   await page.locator('[data-testid=message][data-status=complete][data-role=assistant]').last().waitFor({ timeout: 30_000 })
 }
@@ -147,27 +158,37 @@ const browser = await chromium.launch({
 })
 let shots = 0
 try {
-  for (const size of sizes) {
-    const context = await browser.newContext({ viewport: size.viewport, locale: 'zh-CN', isMobile: !!size.isMobile, hasTouch: !!size.hasTouch })
-    const page = await context.newPage()
-    page.on('pageerror', (e) => console.log(`${size.name}: page error: ${e.message}`))
-    page.on('response', (r) => r.status() >= 400 && console.log(`${size.name}: ${r.status()} ${r.url()}`))
-    let loggedIn = false
-    for (const p of pages) {
-      if (!p.loggedOut && !loggedIn) {
-        await logIn(page, lingxi, size.phone)
-        loggedIn = true
+  for (const size of sizes)
+    for (const theme of themes) {
+      const context = await browser.newContext({
+        viewport: size.viewport,
+        locale: 'zh-CN',
+        isMobile: !!size.isMobile,
+        hasTouch: !!size.hasTouch,
+        colorScheme: theme
+      })
+      // the choice the profile panel stores (src/core/theme.ts), read by the host page's theme.js
+      await context.addInitScript((t) => localStorage.setItem('lingxi-theme', t), theme)
+      const page = await context.newPage()
+      page.on('pageerror', (e) => console.log(`${size.name} ${theme}: page error: ${e.message}`))
+      page.on('response', (r) => r.status() >= 400 && console.log(`${size.name} ${theme}: ${r.status()} ${r.url()}`))
+      let loggedIn = false
+      for (const p of pages) {
+        if (!p.loggedOut && !loggedIn) {
+          // one phone per theme: the server limits how often a phone gets a code
+          await logIn(page, lingxi, theme === 'light' ? size.lightPhone : size.phone)
+          loggedIn = true
+        }
+        if (p.go) await page.goto(lingxi.url + p.go)
+        if (p.act) await p.act(page)
+        if (wanted && !wanted.includes(p.name)) continue
+        await page.waitForTimeout(p.wait ?? 500)
+        const file = join(out, `${size.name}-${theme}-${p.name}.png`)
+        await page.screenshot({ path: file })
+        shots++
       }
-      if (p.go) await page.goto(lingxi.url + p.go)
-      if (p.act) await p.act(page)
-      if (wanted && !wanted.includes(p.name)) continue
-      await page.waitForTimeout(p.wait ?? 500)
-      const file = join(out, `${size.name}-${p.name}.png`)
-      await page.screenshot({ path: file })
-      shots++
+      await context.close()
     }
-    await context.close()
-  }
 } finally {
   await browser.close()
   await lingxi.stop()

@@ -76,7 +76,10 @@ function sync(c: Channel) {
 export function onAccountEvent(event: string, fn: Listener): () => void {
   const c = channel()
   let set = c.listeners.get(event)
-  if (!set) c.listeners.set(event, (set = new Set()))
+  if (!set) {
+    set = new Set()
+    c.listeners.set(event, set)
+  }
   set.add(fn)
   sync(c)
   return () => {

@@ -6,7 +6,7 @@ import { $token } from './stores'
 import type { LoginResponse, LoginUser, PermissionNode, SendCodeResponse, SystemConfig } from './types'
 import { APP_PERMISSION_CODE, CODE_OK, EVENT_UNAUTHORIZED, UNAUTHORIZED_CODES } from './wire'
 
-export type { CountryEntry, LoginResponse, LoginUser, MenuItem, PermissionNode, SendCodeResponse, SystemConfig } from './types'
+export type { LoginResponse, LoginUser, PermissionNode, SendCodeResponse, SystemConfig } from './types'
 
 const API_ERROR = Symbol.for('lingxi.ApiError')
 const NETWORK_ERROR = Symbol.for('lingxi.NetworkError')

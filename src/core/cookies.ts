@@ -26,6 +26,7 @@ export function setCookie(name: string, value: string, { days, domain }: CookieO
   if (days !== undefined) cookie += `; expires=${new Date(Date.now() + days * 864e5).toUTCString()}`
   if (domain) cookie += `; domain=${domain}`
   if (location.protocol === 'https:') cookie += '; Secure'
+  // biome-ignore lint/suspicious/noDocumentCookie: the one writer of Lingxi's cookies; the Cookie Store API is async and missing in older browsers partner pages still see, and the token must be set before the next request
   document.cookie = cookie
 }
 

@@ -5,7 +5,8 @@ const KEY = Symbol.for('lingxi.v1')
 /** The page-wide anchor, created by whichever Lingxi bundle (or the loader) runs first. */
 export function anchor(): Anchor {
   const g = globalThis as unknown as Record<symbol, Anchor | undefined>
-  const a = (g[KEY] ??= { v: 1, registry: {} })
+  const a = g[KEY] ?? { v: 1, registry: {} }
+  g[KEY] = a
   a.registry ??= {}
   return a
 }

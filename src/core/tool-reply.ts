@@ -1,3 +1,4 @@
+import type { FinalStatus, ToolReply } from '@lingxi/server/wire'
 import { request } from './api'
 import { refreshUser } from './auth'
 import { MSG_SYSTEM_ERROR } from './messages'
@@ -7,14 +8,10 @@ import { subscribe } from './sse'
 // the server answers {requestId, …} and the text streams at /ai-chat/sse/subscribe/{requestId}.
 
 /** How such a reply ended: `complete`, `interrput` (stopped; wire spelling), `error` or `timeout`. */
-export type ToolReplyStatus = 'complete' | 'interrput' | 'error' | 'timeout'
+export type ToolReplyStatus = FinalStatus
 
-export interface ToolReplyStart {
-  requestId: string
-  messageId: string
-  replyId: string
-  topicId: string
-}
+/** What the tool answered: the reply streams at `ai-chat/sse/subscribe/{requestId}`, in the topic `topicId`. */
+export type ToolReplyStart = ToolReply
 
 export interface ToolReplyResult {
   status: ToolReplyStatus

@@ -1,8 +1,15 @@
-/** The logged-in user: `POST /user/info` plus what login returned. */
+/**
+ * The wire objects of lingxi/core's public API. They are the server's (`@lingxi/server/wire`,
+ * inferred from its zod schemas), written out here because the npm package's .d.ts must stand on
+ * its own: the server and zod are not part of it. types.test.ts fails the type check when one of
+ * them and the server's differ; everything else in the client imports the server's types directly.
+ */
+
+/** The logged-in user: `POST /user/info` plus the token login returned. */
 export interface LoginUser {
   accessToken?: string
   accountId: string
-  userId?: string
+  userId: string
   phone: string
   nickName: string
   avatarUrl: string
@@ -26,12 +33,12 @@ export interface SendCodeResponse {
   withoutCode: 0 | 1
 }
 
+/** A node of `userPermission`'s `bodyList`. */
 export interface PermissionNode {
   permissionCode: string
   /** 1 = granted. An unchecked node hides its children. */
   checked: 0 | 1
-  childList?: PermissionNode[]
-  permissionName?: string
+  childList: PermissionNode[]
 }
 
 export interface PermissionMeta {
@@ -40,16 +47,19 @@ export interface PermissionMeta {
   permissionName: string
 }
 
-/** `GET /config/system.json` */
+/** `GET /config/system.json` as served. */
 export interface SystemConfig {
+  siteName?: string
+  cookieDomain?: string
   /** Menu entries by permission code, in menu order. */
   permissionCodes: Record<string, PermissionMeta>
   /** Extra routes (detail pages, helpers) and the permission code that opens them. */
   pathMap?: { production?: Record<string, string> }
-  siteName?: string
-  cookieDomain?: string
+  /** Whether WeChat login is configured (the login dialog offers it). */
+  wechatLogin: boolean
 }
 
+/** A menu entry: a permission node the user holds, with its system.json meta. */
 export interface MenuItem {
   permissionName: string
   permissionCode: string

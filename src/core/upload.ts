@@ -1,10 +1,15 @@
+import type { UploadTicket } from '@lingxi/server/wire'
 import { ApiError, NetworkError, request } from './api'
 import { $config } from './config'
 import { MSG_SYSTEM_ERROR } from './messages'
 
-// Shapes and calls: docs/tools-wire.md (Files and the image host).
+// Shapes and calls: docs/tools-wire.md (Files and the image host); the wire objects are the
+// server's (`@lingxi/server/wire`, type-only).
 
-/** An uploaded image (`oss/upload/complete`, `images/list`). */
+/**
+ * An uploaded image (`oss/upload/complete`, `images/list`). Public API of lingxi/core, so written
+ * out (see types.ts); types.test.ts checks it against the server's.
+ */
 export interface Image {
   imageId: string
   /** Where the file is served (`/files/{key}` on this server, or the bucket's URL). */
@@ -22,17 +27,11 @@ export interface Image {
 
 export type UploadPurpose = 'image' | 'avatar' | 'painting'
 
-/** `oss/upload/getOssSTS`: where and how to PUT the file. */
-export interface UploadTicket {
-  provider: 'local' | 's3'
-  /** Local: `/api/v1/oss/upload/put/{key}?expires=…&sig=…` (relative to the API); S3: a presigned URL. */
-  uploadUrl: string
-  method: 'PUT'
-  headers: Record<string, string>
-  expiresAt: number
-  key: string
-  fileUrl: string
-}
+/**
+ * `oss/upload/getOssSTS`: where and how to PUT the file. uploadUrl, local: `/api/v1/oss/upload/put/{key}?expires=…&sig=…`
+ * (relative to the API); S3: a presigned URL.
+ */
+export type { UploadTicket }
 
 export interface UploadOptions {
   purpose?: UploadPurpose
@@ -108,9 +107,9 @@ const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', '
 /** The last segment of a name, without control characters; a default name when nothing is left. */
 export function uploadName(name: string | undefined, contentType: string): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? ''
-  // eslint-disable-next-line no-control-regex
+  // \p{Cc}: the control characters, C0 (U+0000–U+001F), DEL and C1 (U+007F–U+009F).
   const clean = base
-    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .replace(/\p{Cc}/gu, '')
     .trim()
     .slice(-120)
   return clean && clean !== '.' && clean !== '..' ? clean : `image.${EXT[contentType] ?? 'png'}`

@@ -2,15 +2,13 @@ import { useStore } from '@nanostores/react'
 import { computed } from 'nanostores'
 import { lazy, Suspense, useEffect, useRef, useState } from 'react'
 import { $menu, activeMenuCode, guardRedirect } from '../core/permissions'
-import { $permissionTree, $systemConfig, $token, $user, openLogin } from '../core/stores'
+import { $loginOpen, $permissionTree, $systemConfig, $token, $user, openLogin } from '../core/stores'
 import type { MenuItem } from '../core/types'
 import { EVENT_NAVIGATE } from '../core/wire'
 import type { ElementProps } from '../ui/define'
 import { Icon, Logo, Spinner } from '../ui/icons'
 import { MD, useMedia } from '../ui/use-media'
-import '../widgets/login/login.element'
 import type { HeaderCommands, Screen as ToolPage, Tool } from '../widgets/manifest'
-import '../widgets/profile/profile.element'
 import { tools } from '../widgets/tools'
 import { $location, navigate, startRouter } from './router'
 import { matchRoute, type RouteInfo } from './routes'
@@ -19,8 +17,78 @@ const EntryScreen = lazy(() => import('./screens/entry'))
 const ToolScreen = lazy(() => import('./screens/tool'))
 const NotFoundScreen = lazy(() => import('./screens/not-found'))
 
-/** Each tool's page, loaded with its first route (and its element with it). */
-const screens = new Map<Tool, ToolPage>(tools.flatMap((tool) => (tool.screen ? [[tool, lazy(tool.screen)] as const] : [])))
+/** Calls `load` once; later calls get the same promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let promise: Promise<T> | undefined
+  return () => {
+    promise ??= load()
+    return promise
+  }
+}
+
+// The header's elements, loaded when they first show: the login dialog when it first opens (a
+// signed-in visit never needs it), the profile when someone is signed in.
+const loadLogin = once(() => {
+  preloadChunk('login.js')
+  return import('../widgets/login/login.element')
+})
+const loadProfile = once(() => {
+  preloadChunk('profile.js')
+  return import('../widgets/profile/profile.element')
+})
+
+/** Each tool's page (and its element with it): `load` starts loading it, `Page` renders it. */
+const screens = new Map<Tool, { load: () => Promise<{ default: ToolPage }>; Page: ToolPage }>(
+  tools.flatMap((tool) => {
+    if (!tool.screen) return []
+    const load = once(tool.screen)
+    return [[tool, { load, Page: lazy(load) }] as const]
+  })
+)
+
+/** What the build lists in the page (`#lingxi-preload`, scripts/build.mjs): each route's screen chunks, each lazy chunk's imports. */
+let preloads: { routes?: Record<string, string[]>; chunks?: Record<string, string[]> } | undefined
+const preloaded = new Set<string>()
+
+function listed(): NonNullable<typeof preloads> {
+  if (!preloads) {
+    try {
+      preloads = JSON.parse(document.getElementById('lingxi-preload')?.textContent || '{}') ?? {}
+    } catch {
+      preloads = {}
+    }
+  }
+  return preloads ?? {}
+}
+
+/**
+ * Preloads a chunk the host imports lazily together with every chunk it imports (as
+ * `modulepreload` links): all at once, not each level of imports after the one that names it.
+ * Without the build's list (`npm run dev`) it does nothing and the imports come as they come.
+ */
+function preloadChunk(file: string): void {
+  for (const name of listed().chunks?.[file] ?? []) {
+    const href = new URL(name, import.meta.url).href
+    if (preloaded.has(href)) continue
+    preloaded.add(href)
+    const link = document.createElement('link')
+    link.rel = 'modulepreload'
+    link.href = href
+    document.head.append(link)
+  }
+}
+
+/**
+ * Starts loading a route's page at once, whatever else the page waits for (the session, the
+ * permissions); rendering it later takes what has arrived.
+ */
+function preloadRoute(route: RouteInfo | null): void {
+  const screen = route?.tool && screens.get(route.tool)
+  if (!route || !screen) return
+  for (const file of listed().routes?.[route.path] ?? []) preloadChunk(file)
+  screen.load().catch(() => {})
+}
+
 /** What tools show while another route is on screen (the music's mini player), loaded when first shown. */
 const bars = tools.flatMap((tool) => (tool.bar ? [{ tool, $visible: tool.bar.$visible, Bar: lazy(tool.bar.screen) }] : []))
 /** Whether each bar has something to show, as one store. */
@@ -47,6 +115,11 @@ export function App(_: ElementProps) {
   const first = useRef(true)
 
   const route = matchRoute(pathname)
+  preloadRoute(route)
+  const loginOpen = useStore($loginOpen)
+  if (loginOpen) loadLogin().catch(() => {})
+  // With a token the profile shows as soon as user/info answers: its code comes meanwhile.
+  if (token || user) loadProfile().catch(() => {})
 
   // Unknown paths land on /chat; a signed-in person only sees what their permissions allow.
   useEffect(() => {
@@ -54,11 +127,11 @@ export function App(_: ElementProps) {
     if (!token || !tree || !config || route.kind === 'notFound') return
     const to = guardRedirect(pathname, menu, config)
     if (to) navigate(to, true)
-  }, [pathname, token, tree, config, menu])
+  }, [route, pathname, token, tree, config, menu])
 
   // A tool is not mounted where the guard is about to send the person elsewhere: it would call its
   // API once and get 403. On the first screen of a page load, a signed-in person's tool also waits
-  // for the permission tree (it loads in parallel with the screen's code), at most 3 s.
+  // for the permission tree (loaded in parallel with the screen's code: preloadRoute above), at most 3 s.
   const guarded = Boolean(token && route?.code)
   const forbidden = guarded && Boolean(tree && config && guardRedirect(pathname, menu, config))
   const waiting = guarded && (!tree || !config)
@@ -72,6 +145,7 @@ export function App(_: ElementProps) {
   const hold = forbidden || (!shown.current && waiting && !gaveUp)
   if (!hold) shown.current = true
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: pathname, not route: each navigation moves the focus to the page, also between two pages of one route
   useEffect(() => {
     document.title = route && route.kind !== 'entry' ? `${route.title} - 灵犀` : '灵犀 - AI 工具箱'
     if (first.current) first.current = false
@@ -156,14 +230,14 @@ function Screen({ route, pathname, search }: { route: RouteInfo | null; pathname
   if (!route) return <Spinner />
   if (route.kind === 'entry') return <EntryScreen />
   if (route.kind === 'notFound') return <NotFoundScreen />
-  const ToolPage = route.tool && screens.get(route.tool)
+  const ToolPage = route.tool && screens.get(route.tool)?.Page
   return ToolPage ? <ToolPage route={route} pathname={pathname} search={search} /> : <ToolScreen route={route} />
 }
 
 /** A tool's controls in the phone header (the chat's, hot news'): its element listens for `event`. */
 function HeaderButtons({ label, event, commands }: HeaderCommands) {
   return (
-    <div className="flex items-center" role="group" aria-label={label}>
+    <fieldset className="min-w-0 flex items-center" aria-label={label}>
       {commands.map(([command, name, d]) => (
         <button
           key={command}
@@ -187,7 +261,7 @@ function HeaderButtons({ label, event, commands }: HeaderCommands) {
           </svg>
         </button>
       ))}
-    </div>
+    </fieldset>
   )
 }
 
@@ -240,6 +314,7 @@ function BottomBar({ menu, active, pathname }: { menu: MenuItem[]; active: strin
   // The tools scroll sideways when there are many; 我的 (the personal center) stays in reach, and
   // the current tool is scrolled into view (图床, seventh of seven, would otherwise sit off-screen).
   const strip = useRef<HTMLDivElement>(null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: active, menu: what the strip shows; the effect reads their result in the DOM
   useEffect(() => {
     const current = strip.current?.querySelector<HTMLElement>('[aria-current="page"]')
     if (!current || !strip.current) return

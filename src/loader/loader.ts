@@ -27,7 +27,8 @@ const data = script?.dataset ?? {}
 
 const key = Symbol.for('lingxi.v1')
 const g = globalThis as unknown as Record<symbol, Anchor | undefined>
-const anchor: Anchor = (g[key] ??= { v: 1, registry: {} })
+const anchor: Anchor = g[key] ?? { v: 1, registry: {} }
+g[key] = anchor
 const boot: BootConfig = {
   apiBase: (data.api ?? '').replace(/\/+$/, ''),
   cookieDomain: data.cookieDomain ?? '',
@@ -50,20 +51,22 @@ function importTag(tag: string): Promise<unknown> {
   return p
 }
 
-// Toasts and confirmations need a <lingxi-toaster>. A page without one (the one-line chat bubble)
-// gets one at the end of <body> when the first toast or confirmation is raised (they wait in the
-// shared stores meanwhile); it goes again if the page brings its own.
+// Toasts and confirmations need a <lingxi-toaster>. A page without one (the one-line chat bubble,
+// the host site, whose first screen has no toast to show) gets one at the end of <body> when the
+// first toast or confirmation is raised (they wait in the shared stores meanwhile); it goes again
+// if the page brings its own.
 const TOASTER = 'lingxi-toaster'
 /** null: none needed yet; an element: the one added here; false: the page has its own. */
 let toaster: Element | null | false = null
 
 function addToaster(): void {
   if (toaster !== null || !document.body) return
-  if (document.querySelector(`${TOASTER},lingxi-app`)) {
+  if (document.querySelector(TOASTER)) {
     toaster = false
     return
   }
-  document.body.append((toaster = document.createElement(TOASTER)))
+  toaster = document.createElement(TOASTER)
+  document.body.append(toaster)
   importTag(TOASTER)
 }
 addEventListener('lingxi-toast', addToaster)
@@ -74,7 +77,7 @@ function load(root: string | ParentNode = document): Promise<unknown> {
   if (typeof root === 'string') return importTag(root)
   const tags = new Set<string>()
   if (root instanceof Element && !customElements.get(root.localName)) tags.add(root.localName)
-  root.querySelectorAll(':not(:defined)').forEach((el) => tags.add(el.localName))
+  for (const el of root.querySelectorAll(':not(:defined)')) tags.add(el.localName)
   const found: Element[] = [...root.querySelectorAll(TOASTER)]
   if (root instanceof Element && root.localName === TOASTER) found.push(root)
   if (found.some((el) => el !== toaster)) {
@@ -91,7 +94,7 @@ function load(root: string | ParentNode = document): Promise<unknown> {
  */
 async function bubbles(command: 'open' | 'close'): Promise<void> {
   if (document.readyState === 'loading') await new Promise((r) => addEventListener('DOMContentLoaded', r, { once: true }))
-  document.querySelectorAll('lingxi-chat[mode=bubble]').forEach((el) => el.toggleAttribute('open', command === 'open'))
+  for (const el of document.querySelectorAll('lingxi-chat[mode=bubble]')) el.toggleAttribute('open', command === 'open')
   dispatchEvent(new CustomEvent('lingxi-command', { detail: { command } }))
 }
 

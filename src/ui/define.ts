@@ -80,7 +80,7 @@ export function defineElement<P extends object>(
 
     connectedCallback() {
       for (const name of names) {
-        if (Object.prototype.hasOwnProperty.call(this, name)) {
+        if (Object.hasOwn(this, name)) {
           const value = (this as Record<string, unknown>)[name]
           delete (this as Record<string, unknown>)[name]
           ;(this as Record<string, unknown>)[name] = value
@@ -136,10 +136,4 @@ export function defineElement<P extends object>(
   }
   Object.assign(LingxiElement.prototype, options.methods)
   customElements.define(tag, LingxiElement)
-}
-
-/** Dispatches a `lingxi-*` event from the element that hosts `container` (bubbling, composed). */
-export function emit(container: ShadowRoot | undefined, name: string, detail?: unknown): void {
-  const target: EventTarget = container?.host ?? window
-  target.dispatchEvent(new CustomEvent(name, { bubbles: true, composed: true, detail }))
 }

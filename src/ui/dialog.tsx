@@ -48,6 +48,7 @@ export function Dialog({ open, onClose, title, hideTitle, placement, width, chil
   }
 
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop is the mouse's Escape; the keyboard closes the dialog with Escape (the cancel event)
     <dialog
       ref={ref}
       part={part}

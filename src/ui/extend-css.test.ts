@@ -6,7 +6,10 @@ import { adoptStyles, registerCss, stylesheets, texts } from './styles'
 const splice = (css: string, rest: [number, string][]) => {
   let out = ''
   let at = 0
-  for (const [offset, text] of rest) (out += css.slice(at, offset) + text), (at = offset)
+  for (const [offset, text] of rest) {
+    out += css.slice(at, offset) + text
+    at = offset
+  }
   return out + css.slice(at)
 }
 

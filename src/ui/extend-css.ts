@@ -18,7 +18,10 @@ export function extendCss(tag: string, rest: [number, string][]): void {
   done.add(tag)
   let full = ''
   let at = 0
-  for (const [offset, text] of rest) (full += own.slice(at, offset) + text), (at = offset)
+  for (const [offset, text] of rest) {
+    full += own.slice(at, offset) + text
+    at = offset
+  }
   full += own.slice(at)
   texts().set(tag, full)
   const sheets = stylesheets()
@@ -27,5 +30,9 @@ export function extendCss(tag: string, rest: [number, string][]): void {
     sheet.replaceSync(full)
     sheets.set(full, sheet)
   }
-  for (const [style, css] of styleElements()) if (css === own) (style.textContent = full), styleElements().set(style, full)
+  for (const [style, css] of styleElements()) {
+    if (css !== own) continue
+    style.textContent = full
+    styleElements().set(style, full)
+  }
 }

@@ -23,8 +23,6 @@ const paths: Record<string, string> = {
   home: 'M4 11l8-7 8 7v9h-5v-6H9v6H4z'
 }
 
-export type IconName = keyof typeof paths
-
 export function Icon({ name, className = 'size-5' }: { name: string; className?: string }) {
   return (
     <svg
@@ -47,8 +45,8 @@ export function Logo({ className = 'size-8' }: { className?: string }) {
   return (
     <svg viewBox="0 0 32 32" className={className} aria-hidden="true">
       <rect width="32" height="32" rx="9" fill="var(--color-primary)" />
-      <path d="M9 23c4-1 7-4.5 8.5-9.5L20 7l1.5 7c.8 3.8-1.5 7.8-5.5 9H9z" fill="#17181c" />
-      <circle cx="21" cy="22" r="2" fill="#17181c" />
+      <path d="M9 23c4-1 7-4.5 8.5-9.5L20 7l1.5 7c.8 3.8-1.5 7.8-5.5 9H9z" fill="var(--color-primary-ink)" />
+      <circle cx="21" cy="22" r="2" fill="var(--color-primary-ink)" />
     </svg>
   )
 }

@@ -17,4 +17,3 @@ export function useMedia(query: string): boolean {
 /** Breakpoints of the spec (section 9). */
 export const SM = '(min-width: 640px)'
 export const MD = '(min-width: 768px)'
-export const LG = '(min-width: 1024px)'

@@ -88,9 +88,10 @@ test('a page refreshed mid-answer sees the same answer continue', async ({ page 
   await loginAs(page, server, '13800138101')
   await send(page, '写一段关于长江的介绍')
   await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming')
-  await expect.poll(async () => (await lastReply(page).innerText()).length).toBeGreaterThan(20)
+  await expect.poll(async () => ((await lastReply(page).textContent()) ?? '').length).toBeGreaterThan(20)
   await page.reload()
   await expect(lastReply(page)).toHaveAttribute('data-status', 'complete', { timeout: 30_000 })
+  // biome-ignore lint/performance/useDomNodeTextContent: what the user sees is compared, without the hidden copy-button labels and KaTeX MathML textContent has
   const shown = (await lastReply(page).innerText()).trim()
 
   // what the page shows is what the server saved: no duplication, nothing lost
@@ -116,7 +117,7 @@ test('a role from the repository starts a chat in its voice', async ({ page }, i
   await expect(cards.first()).toBeVisible()
   expect(await cards.count()).toBeGreaterThanOrEqual(12)
   await shot(page, info, 'role repository')
-  const roleName = (await cards.first().getByRole('heading').innerText()).trim()
+  const roleName = ((await cards.first().getByRole('heading').textContent()) ?? '').trim()
   await cards.first().getByRole('button', { name: '开始对话' }).click()
   await expect(page).toHaveURL(/\/chat/)
   await expect(page.getByRole('navigation', { name: '话题列表' }).getByTestId('topic-item').first()).toContainText(roleName)
@@ -131,7 +132,7 @@ test.describe('on a phone', () => {
   test('the header carries the chat buttons; topics open in a drawer', async ({ page }, info) => {
     const token = await apiLogin(server, '13800138103')
     await page.goto(server.url + '/')
-    await page.evaluate((t) => (document.cookie = `lingxi_token=${t}; path=/`), token)
+    await page.context().addCookies([{ name: 'lingxi_token', value: token, url: server.url }])
     await page.goto(server.url + '/chat')
     const header = page.getByRole('banner')
     for (const label of ['话题列表', '对话设置', '清空对话', '回到底部']) await expect(header.getByRole('button', { name: label })).toBeVisible()

@@ -51,8 +51,8 @@ export function openDialogs(p: Page): Promise<string[]> {
   return p.evaluate(() => {
     const found: string[] = []
     const walk = (root: Document | ShadowRoot) => {
-      root.querySelectorAll('dialog[open]').forEach((d) => found.push(d.getAttribute('aria-label') ?? ''))
-      root.querySelectorAll('*').forEach((el) => el.shadowRoot && walk(el.shadowRoot))
+      for (const d of root.querySelectorAll('dialog[open]')) found.push(d.getAttribute('aria-label') ?? '')
+      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot)
     }
     walk(document)
     return found

@@ -28,7 +28,10 @@ function chunk(type: string, data: Buffer): Buffer {
 export function makePng(width: number, height: number, { noise = false, seed = 1 } = {}): Buffer {
   const raw = Buffer.alloc((width * 3 + 1) * height)
   let s = seed
-  const rand = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff), s & 0xff)
+  const rand = () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff
+    return s & 0xff
+  }
   for (let y = 0; y < height; y++) {
     const row = y * (width * 3 + 1)
     raw[row] = 0

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { createElement as h } from 'react'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 // The npm package as a server-side renderer meets it: built by tsup with the package's own config
@@ -12,6 +13,13 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const out = join(root, 'node_modules/.cache/lingxi-ssr-test')
 type Lingxi = typeof import('../../src/npm/index')
 let lingxi: Lingxi
+
+/** An app's own component, reading the package's hooks. */
+function Who() {
+  const user = lingxi.useUser()
+  const menu = lingxi.useMenu()
+  return h('p', { id: 'who' }, `${user ? user.phone : '未登录'} · ${menu.length}`)
+}
 
 beforeAll(async () => {
   const { build } = await import('tsup')
@@ -31,13 +39,7 @@ describe('the npm package without a DOM', () => {
   })
 
   it('renders every component to a string: empty shadow hosts, filled on the client', async () => {
-    const { createElement: h } = await import('react')
     const { renderToString } = await import('react-dom/server')
-    function Who() {
-      const user = lingxi.useUser()
-      const menu = lingxi.useMenu()
-      return h('p', { id: 'who' }, `${user ? user.phone : '未登录'} · ${menu.length}`)
-    }
     const html = renderToString(
       h(
         lingxi.LingxiProvider,

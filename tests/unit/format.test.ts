@@ -4,6 +4,7 @@ import { getCookie, removeCookie, setCookie } from '../../src/core/cookies'
 import { installGlobalListeners } from '../../src/core/events'
 import { copyText, deviceKind, formatCount, maskPhone } from '../../src/core/format'
 import { resetCore, spyCookieWrites, toastTexts } from './helpers/reset'
+import { writeCookie } from './helpers/cookie'
 
 describe('maskPhone', () => {
   it.each([
@@ -106,7 +107,7 @@ describe('cookies', () => {
   })
 
   it('does not confuse a name with the end of another', () => {
-    document.cookie = 'xlingxi_token=other; path=/'
+    writeCookie('xlingxi_token=other; path=/')
     expect(getCookie('lingxi_token')).toBeNull()
   })
 

@@ -14,10 +14,14 @@ beforeAll(async () => {
   ;(globalThis as Record<string, unknown>).__LINGXI_ELEMENTS__ = []
   document.body.innerHTML = '<lingxi-chat mode="bubble"></lingxi-chat><lingxi-chat></lingxi-chat>'
   // the page's snippet, and calls made before the loader arrives
-  win.lingxi = function (...args: unknown[]) {
-    ;(win.lingxi.q = win.lingxi.q || []).push(args)
-  } as Lingxi
-  snippetReady = win.lingxi.ready = new Promise<void>((r) => ((win.lingxi as Lingxi & { r?: () => void }).r = r))
+  win.lingxi = ((...args: unknown[]) => {
+    win.lingxi.q = win.lingxi.q || []
+    win.lingxi.q.push(args)
+  }) as Lingxi
+  snippetReady = new Promise<void>((r) => {
+    ;(win.lingxi as Lingxi & { r?: () => void }).r = r
+  })
+  win.lingxi.ready = snippetReady
   win.lingxi('on', 'message', (detail: unknown) => heard.push(detail))
   win.lingxi('open')
   addEventListener('lingxi-command', (e) => order.push(`command:${(e as CustomEvent).detail.command}`))

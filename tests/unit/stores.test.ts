@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { user } from './helpers/fixtures'
+import { writeCookie } from './helpers/cookie'
 
 const KEY = Symbol.for('lingxi.v1')
 type Core = typeof import('../../src/core')
@@ -13,14 +14,14 @@ async function freshCore(): Promise<Core> {
 }
 
 beforeEach(() => {
-  document.cookie = 'lingxi_token=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/'
+  writeCookie('lingxi_token=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/')
   localStorage.clear()
 })
 
 describe('lazy initial values', () => {
   it('$token and $user read the cookie and stored user info on first use, not at import', async () => {
     const core = await freshCore()
-    document.cookie = 'lingxi_token=tok-late; path=/'
+    writeCookie('lingxi_token=tok-late; path=/')
     localStorage.setItem('lingxi-user-info', JSON.stringify(user))
     expect(core.$token.get()).toBe('tok-late')
     expect(core.$user.get()).toEqual(user)
@@ -36,7 +37,7 @@ describe('lazy initial values', () => {
 
   it('a value set before first use wins over storage', async () => {
     const core = await freshCore()
-    document.cookie = 'lingxi_token=tok-cookie; path=/'
+    writeCookie('lingxi_token=tok-cookie; path=/')
     core.$token.set(null)
     expect(core.$token.get()).toBeNull()
   })

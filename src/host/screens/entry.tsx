@@ -2,6 +2,7 @@ import { useStore } from '@nanostores/react'
 import { $menu } from '../../core/permissions'
 import { $user, openLogin } from '../../core/stores'
 import { Icon, Logo } from '../../ui/icons'
+import '../rest-css'
 import { routes } from '../routes'
 
 const blurbs = new Map(routes.map((r) => [r.path, r.blurb]))

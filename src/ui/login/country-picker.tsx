@@ -22,9 +22,11 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
   const buttonRef = useRef<HTMLButtonElement>(null)
 
   useEffect(() => {
-    if (!open) return
-    if (!countries) loadCountries().then(setCountries)
-    searchRef.current?.focus()
+    if (open && !countries) loadCountries().then(setCountries)
+  }, [open, countries])
+
+  useEffect(() => {
+    if (open) searchRef.current?.focus()
   }, [open])
 
   const matches = useMemo(() => (countries ? searchCountries(countries, query) : []), [countries, query])
@@ -48,16 +50,17 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
     close()
   }
 
+  // Esc closes the list from wherever the focus is in it: the button, the search field, a country.
   return (
-    <div onKeyDown={handleKeyDown}>
+    <div>
       <div className="flex">
         <button
           ref={buttonRef}
           type="button"
-          aria-haspopup="listbox"
           aria-expanded={open}
           aria-label={`国家或地区区号，当前 ${value.countryName} +${value.phoneCode}`}
           onClick={() => (open ? close() : setOpen(true))}
+          onKeyDown={handleKeyDown}
           className="h-11 px-3 flex items-center gap-1 rounded-l-lg border border-r-0 border-line bg-raised text-ink hover:text-primary"
         >
           +{value.phoneCode}
@@ -75,19 +78,22 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
               type="search"
               value={query}
               onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+              onKeyDown={handleKeyDown}
               placeholder="搜索国家/地区、拼音或区号"
               aria-label="搜索国家或地区"
               className="w-full h-9 px-3 rounded-lg bg-raised text-ink placeholder:text-muted outline-none focus:ring-2 focus:ring-primary"
             />
           </div>
-          <ul role="listbox" aria-label="国家或地区" className="max-h-56 overflow-y-auto py-1">
+          <ul aria-label="国家或地区" className="max-h-56 overflow-y-auto py-1">
             {!countries && <li className="px-4 py-3 text-muted text-sm">加载中…</li>}
             {countries && matches.length === 0 && <li className="px-4 py-3 text-muted text-sm">没有匹配的国家或地区</li>}
             {matches.map((c) => (
-              <li key={c.countryCode} role="option" aria-selected={c.countryCode === value.countryCode}>
+              <li key={c.countryCode}>
                 <button
                   type="button"
+                  aria-current={c.countryCode === value.countryCode || undefined}
                   onClick={() => handlePick(c)}
+                  onKeyDown={handleKeyDown}
                   className={`w-full px-4 py-2 flex justify-between text-left hover:bg-raised focus:bg-raised outline-none ${
                     c.countryCode === value.countryCode ? 'text-primary' : ''
                   }`}

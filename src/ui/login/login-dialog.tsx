@@ -2,23 +2,23 @@ import { useStore } from '@nanostores/react'
 import { atom } from 'nanostores'
 import { useEffect, useRef, useState } from 'react'
 import { notifyError } from '../../core/api'
-import { login, loginWithoutCode, modifyPhone, refreshUser, sendModifyPhoneCode, sendSmsCode } from '../../core/auth'
-import { getCookie } from '../../core/cookies'
+import { login, loginWithoutCode, modifyPhone, sendModifyPhoneCode, sendSmsCode } from '../../core/auth'
 import { toast } from '../../core/emit'
-import { deviceKind, maskPhone } from '../../core/format'
-import { MSG_LOGIN_OK } from '../../core/messages'
-import { loadPermissions } from '../../core/permissions'
+import { maskPhone } from '../../core/format'
+import { MSG_CODE_REQUIRED } from '../../core/messages'
 import { shared } from '../../core/shared'
-import { $bindPhone, $loginOpen, $systemConfig, $token, closeLogin, openLogin } from '../../core/stores'
+import { $bindPhone, $loginOpen, $systemConfig, closeLogin } from '../../core/stores'
 import type { CountryEntry } from '../../core/types'
-import { bindWechat, wechatAuthorizeUrl } from '../../core/wechat'
-import { COOKIE_TOKEN, EVENT_LOGIN, EVENT_WX_LOGIN } from '../../core/wire'
 import { siteHref } from '../boot'
 import { Dialog } from '../dialog'
 import type * as On from '../events'
 import { Icon } from '../icons'
-import { MD, SM, useMedia } from '../use-media'
+import { SM, useMedia } from '../use-media'
 import { CountryPicker } from './country-picker'
+import { startWechatLogin } from './wechat-flow'
+
+// The red packet's 绑定微信 loads the dialog's chunk and starts the binding from it.
+export { startWechatBind } from './wechat-flow'
 
 const CHINA: CountryEntry = { countryName: '中国', countryPinyin: 'zhongguo', phoneCode: '86', countryCode: 'CN' }
 const CODE_LENGTH = 4
@@ -37,114 +37,6 @@ function useIsOwner(): boolean {
     return () => $owners.set($owners.get().filter((o) => o !== id))
   }, [id])
   return owners[0] === id
-}
-
-// A WeChat login that created an account without a phone asks for one: the change-phone flow titled 绑定手机号.
-
-// A redirect login (`?login=`) of a WeChat account without a phone carries an empty phone: bind one.
-if (typeof window !== 'undefined') {
-  shared('ui.loginDialog.bindOnLogin', () => {
-    window.addEventListener(EVENT_LOGIN, (event) => {
-      const detail = (event as CustomEvent<{ phone?: unknown } | null>).detail
-      if (detail && detail.phone === '') {
-        $bindPhone.set(true)
-        openLogin('modify-phone')
-      }
-    })
-    return true
-  })
-}
-
-// What the next wx_login_success completes: a login or a bind (of the account already logged in).
-const wechatFlow = shared('ui.loginDialog.wechatFlow', () => ({ bind: false }))
-
-/**
- * The token cookie the popup wrote. A cookie written in another window can reach this one a
- * moment later (Chromium syncs them between processes): wait for it rather than ask without it.
- */
-async function popupToken(): Promise<string | null> {
-  for (let i = 0; i < 30; i++) {
-    const token = getCookie(COOKIE_TOKEN)
-    if (token) return token
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return null
-}
-
-/** After a popup WeChat login: the user, 登录成功！, and the phone binding when the account has none. */
-async function afterWechatLogin(event: Event): Promise<void> {
-  const detail = (event as CustomEvent).detail as { needPhone?: unknown; accountId?: unknown; phone?: unknown } | null | undefined
-  const token = await popupToken()
-  if (!token) return toast('微信登录没有完成，请重试', 'warning')
-  if ($token.get() !== token) {
-    // The page-wide handler looked too early: take the session over now.
-    $token.set(token)
-    closeLogin()
-    loadPermissions().catch(notifyError)
-  }
-  if (wechatFlow.bind) {
-    wechatFlow.bind = false
-    refreshUser().then(() => toast('微信绑定成功', 'success'), notifyError)
-    return
-  }
-  refreshUser().then(
-    (user) => {
-      toast(MSG_LOGIN_OK, 'success')
-      window.dispatchEvent(new CustomEvent(EVENT_LOGIN, { detail: { accountId: user.accountId, phone: user.phone } }))
-      if (detail?.needPhone === true || !user.phone) {
-        $bindPhone.set(true)
-        openLogin('modify-phone')
-      }
-    },
-    (error: unknown) => notifyError(error)
-  )
-}
-
-/**
- * 微信登录: WeChat's QR login in a popup on desktop (its answer page stores the session, fires
- * wx_login_success here and closes), the whole page on phones or when popups are blocked (the
- * answer comes back as `?login=` on this page).
- */
-export function startWechatLogin(): void {
-  wechatFlow.bind = false
-  const popup = usePopup() ? openPopup(wechatAuthorizeUrl(currentPath(), true)) : null
-  if (!popup) location.assign(wechatAuthorizeUrl(currentPath(), false))
-}
-
-/**
- * 绑定微信 for the logged-in account (red packets need its openid): `auth/wechat/bind`, then the
- * same QR login, in a popup on desktop (opened at once, so no blocker stops it) or the whole page.
- */
-export async function startWechatBind(): Promise<void> {
-  wechatFlow.bind = true
-  const popup = usePopup() ? openPopup('about:blank') : null
-  try {
-    const url = await bindWechat(currentPath(), Boolean(popup))
-    if (popup) popup.location.href = url
-    else location.assign(url)
-  } catch (error) {
-    popup?.close()
-    wechatFlow.bind = false
-    notifyError(error)
-  }
-}
-
-const currentPath = () => `${location.pathname}${location.search}`
-const usePopup = () => deviceKind() !== 'H5' && (typeof matchMedia === 'undefined' || matchMedia(MD).matches)
-
-function openPopup(url: string): Window | null {
-  const width = 720
-  const height = 640
-  const left = Math.max(0, Math.round((screen.width - width) / 2))
-  const top = Math.max(0, Math.round((screen.height - height) / 2))
-  const popup = window.open(url, 'lingxi-wechat-login', `popup,width=${width},height=${height},left=${left},top=${top}`)
-  if (popup) {
-    shared('ui.loginDialog.wechatListener', () => {
-      window.addEventListener(EVENT_WX_LOGIN, (event) => void afterWechatLogin(event))
-      return true
-    })
-  }
-  return popup
 }
 
 /**
@@ -243,7 +135,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
     event.preventDefault()
     const value = code.trim()
     if (!value) {
-      setCodeError('验证码不能为空')
+      setCodeError(MSG_CODE_REQUIRED)
       codeRef.current?.focus()
       return
     }
@@ -322,7 +214,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
   }
 
   const empty = !phone.trim()
-  const wechat = (config as { wechatLogin?: boolean } | null)?.wechatLogin !== false
+  const wechat = config?.wechatLogin !== false
   return (
     <form onSubmit={handleGetCode} className="flex flex-col gap-4" noValidate>
       <CountryPicker value={country} onChange={setCountry}>

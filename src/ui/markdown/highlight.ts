@@ -8,18 +8,21 @@ import { adoptCss } from './styles'
 // its token stream (text nodes and <span class="lx-t-…">), so the code's text never goes through
 // an HTML parser. The theme is adopted with the first block.
 
-// Token types of Prism's grammars (https://prismjs.com/tokens.html), in a dark theme.
-const css = `.lx-md .lx-hl{color:#d4d6dd}
-.lx-md :is(.lx-t-comment,.lx-t-prolog,.lx-t-doctype,.lx-t-cdata){color:#7f848e;font-style:italic}
-.lx-md :is(.lx-t-keyword,.lx-t-atrule,.lx-t-important,.lx-t-rule){color:#c792ea}
-.lx-md :is(.lx-t-string,.lx-t-char,.lx-t-regex,.lx-t-inserted,.lx-t-attr-value,.lx-t-template-string){color:#a5d6a7}
-.lx-md :is(.lx-t-number,.lx-t-boolean,.lx-t-constant,.lx-t-symbol,.lx-t-entity){color:#f8c555}
-.lx-md :is(.lx-t-function,.lx-t-function-variable,.lx-t-selector,.lx-t-title){color:#82aaff}
-.lx-md :is(.lx-t-class-name,.lx-t-builtin,.lx-t-namespace){color:#ffcb6b}
-.lx-md :is(.lx-t-property,.lx-t-attr-name,.lx-t-variable,.lx-t-parameter,.lx-t-key){color:#f78c6c}
-.lx-md :is(.lx-t-tag,.lx-t-deleted){color:#ff7b72}
-.lx-md :is(.lx-t-url,.lx-t-interpolation-punctuation,.lx-t-shebang,.lx-t-directive){color:#89ddff}
-.lx-md :is(.lx-t-punctuation,.lx-t-operator){color:#aeb2bd}
+// Token types of Prism's grammars (https://prismjs.com/tokens.html): each colour for the light and
+// the dark theme, chosen by the code's `color-scheme` (the theme sets it); a browser without
+// light-dark() keeps the dark one, as it keeps the code block dark (styles.ts).
+const c = (light: string, dark: string) => `{color:${dark};color:light-dark(${light},${dark})`
+const css = `.lx-md .lx-hl${c('#24292f', '#d4d6dd')}}
+.lx-md :is(.lx-t-comment,.lx-t-prolog,.lx-t-doctype,.lx-t-cdata)${c('#656d76', '#7f848e')};font-style:italic}
+.lx-md :is(.lx-t-keyword,.lx-t-atrule,.lx-t-important,.lx-t-rule)${c('#a626a4', '#c792ea')}}
+.lx-md :is(.lx-t-string,.lx-t-char,.lx-t-regex,.lx-t-inserted,.lx-t-attr-value,.lx-t-template-string)${c('#116329', '#a5d6a7')}}
+.lx-md :is(.lx-t-number,.lx-t-boolean,.lx-t-constant,.lx-t-symbol,.lx-t-entity)${c('#8a5a00', '#f8c555')}}
+.lx-md :is(.lx-t-function,.lx-t-function-variable,.lx-t-selector,.lx-t-title)${c('#0550ae', '#82aaff')}}
+.lx-md :is(.lx-t-class-name,.lx-t-builtin,.lx-t-namespace)${c('#953800', '#ffcb6b')}}
+.lx-md :is(.lx-t-property,.lx-t-attr-name,.lx-t-variable,.lx-t-parameter,.lx-t-key)${c('#b3361f', '#f78c6c')}}
+.lx-md :is(.lx-t-tag,.lx-t-deleted)${c('#cf222e', '#ff7b72')}}
+.lx-md :is(.lx-t-url,.lx-t-interpolation-punctuation,.lx-t-shebang,.lx-t-directive)${c('#0a6e7a', '#89ddff')}}
+.lx-md :is(.lx-t-punctuation,.lx-t-operator)${c('#57606a', '#aeb2bd')}}
 .lx-md .lx-t-italic{font-style:italic}
 .lx-md .lx-t-bold{font-weight:600}
 .lx-md .lx-t-url{text-decoration:underline}`
@@ -111,7 +114,10 @@ export function loadLanguage(name: string): Promise<boolean> {
             m.default(Prism)
             return true
           })
-          .catch(() => (loading.delete(name), false))
+          .catch(() => {
+            loading.delete(name)
+            return false
+          })
       : Promise.resolve(false)
     loading.set(name, p)
   }
@@ -126,7 +132,10 @@ export function tokenClass(token: PrismToken): string {
 
 /** Appends Prism's tokens to `parent` as text nodes and spans. */
 function build(parent: Element, node: string | PrismToken | Array<string | PrismToken | unknown>): void {
-  if (typeof node === 'string') return parent.append(node)
+  if (typeof node === 'string') {
+    parent.append(node)
+    return
+  }
   if (Array.isArray(node)) {
     for (const child of node) build(parent, child as PrismToken)
     return

@@ -78,7 +78,11 @@ describe('incremental rendering', () => {
   it('appends to an open code fence without lexing, showing what a full render shows', () => {
     const code = '```python\n' + Array.from({ length: 200 }, (_, i) => `print(${i})  # 行 ${i}`).join('\n') + '\n```\n\n结束。'
     let lexed = 0
-    const { root, renderer } = mount({ onWork: (kind, chars) => kind === 'lex' && (lexed += chars) })
+    const { root, renderer } = mount({
+      onWork: (kind, chars) => {
+        if (kind === 'lex') lexed += chars
+      }
+    })
     const fresh = mount()
     stream(renderer, code, 3, (prefix) => {
       if (prefix.length % 300 !== 0) return

@@ -36,7 +36,8 @@ export function Markdown({ text, streaming, className }: MarkdownProps) {
     preloadMarkdown().then(
       (m) => {
         if (!alive || !ref.current) return
-        const r = (renderer.current = m.createRenderer(ref.current))
+        const r = m.createRenderer(ref.current)
+        renderer.current = r
         r.update(latest.current.text, !latest.current.streaming)
         setReady(true)
       },
@@ -49,9 +50,10 @@ export function Markdown({ text, streaming, className }: MarkdownProps) {
     }
   }, [])
 
+  // The renderer, once made, starts from the latest text itself (above).
   useEffect(() => {
     renderer.current?.update(text, !streaming)
-  }, [text, streaming, ready])
+  }, [text, streaming])
 
   return (
     <div className={className}>

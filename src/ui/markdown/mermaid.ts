@@ -6,37 +6,46 @@ import { adoptCss } from './styles'
 // (no click callbacks, labels escaped), SVG-only labels (no foreignObject), and the SVG is
 // sanitised again on the way into the page. A diagram's own directives may not loosen any of it.
 
-const css = `.lx-md .lx-mermaid{padding:12px;overflow-x:auto;text-align:center}
+// A diagram keeps the background of the theme it was drawn in (mermaid bakes its colours into the
+// SVG), so one drawn before the person switched themes stays readable.
+const css = `.lx-md .lx-mermaid{padding:12px;overflow-x:auto;text-align:center;background:#111215}
+.lx-md .lx-mermaid[data-scheme=light]{background:#f6f7f9}
 .lx-md .lx-mermaid svg{max-width:100%;height:auto}
 .lx-md .lx-code-note{margin:0;padding:6px 12px;border-top:var(--l);color:var(--m);font-size:12px}`
 
-let initialised = false
+/** The theme mermaid is set up for (it has one global configuration). */
+let initialised: Scheme | null = null
 let queue: Promise<unknown> = Promise.resolve()
 let seq = 0
 
-function init(): void {
-  if (initialised) return
-  initialised = true
+type Scheme = 'dark' | 'light'
+
+function init(scheme: Scheme): void {
+  if (initialised === scheme) return
+  initialised = scheme
   mermaid.initialize({
     startOnLoad: false,
     securityLevel: 'strict',
-    theme: 'dark',
+    theme: scheme === 'dark' ? 'dark' : 'default',
     htmlLabels: false,
     flowchart: { htmlLabels: false },
     suppressErrorRendering: true,
     maxTextSize: 20_000,
     maxEdges: 300,
     fontFamily: 'system-ui, -apple-system, "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif',
-    themeVariables: {
-      darkMode: true,
-      background: '#17181c',
-      primaryColor: '#2a2c33',
-      primaryTextColor: '#e9e9ec',
-      primaryBorderColor: '#fbab00',
-      lineColor: '#9a9ca6',
-      secondaryColor: '#202228',
-      tertiaryColor: '#202228'
-    },
+    themeVariables:
+      scheme === 'dark'
+        ? {
+            darkMode: true,
+            background: '#17181c',
+            primaryColor: '#2a2c33',
+            primaryTextColor: '#e9e9ec',
+            primaryBorderColor: '#fbab00',
+            lineColor: '#9a9ca6',
+            secondaryColor: '#202228',
+            tertiaryColor: '#202228'
+          }
+        : { background: '#f6f7f9', primaryBorderColor: '#a15600', lineColor: '#60636d' },
     // settings a diagram's %%{init}%% or front matter may not change
     secure: [
       'secure',
@@ -58,9 +67,9 @@ function init(): void {
  * Renders a diagram to sanitised SVG nodes of `doc`, or null when the source is not valid mermaid.
  * Renders run one at a time (mermaid keeps global state while it lays out).
  */
-export function renderMermaid(source: string, doc: Document): Promise<DocumentFragment | null> {
+export function renderMermaid(source: string, doc: Document, scheme: Scheme = 'dark'): Promise<DocumentFragment | null> {
   const job = queue.then(async () => {
-    init()
+    init(scheme)
     const id = `lx-mermaid-${++seq}`
     try {
       if (!(await mermaid.parse(source, { suppressErrors: true }))) return null
@@ -88,15 +97,18 @@ export async function drawMermaid(box: Element): Promise<void> {
     if (!box.querySelector('.lx-code-note')) box.append(Object.assign(doc.createElement('p'), { className: 'lx-code-note', textContent: text }))
   }
   adoptCss(box, 'mermaid', css)
+  // the theme's colour-scheme (the Lingxi sheet sets it on :host): light or dark
+  const scheme: Scheme = /^light/.test(doc.defaultView?.getComputedStyle(box).colorScheme ?? '') ? 'light' : 'dark'
   let svg: DocumentFragment | null
   try {
-    svg = await renderMermaid(box.querySelector('code')?.textContent ?? '', doc)
+    svg = await renderMermaid(box.querySelector('code')?.textContent ?? '', doc, scheme)
   } catch {
     return note('图表无法显示，已显示源码')
   }
   if (!svg) return note('图表语法有误，已显示源码')
   const holder = doc.createElement('div')
   holder.className = 'lx-mermaid'
+  holder.dataset.scheme = scheme
   holder.setAttribute('role', 'img')
   holder.setAttribute('aria-label', '图表')
   holder.append(svg)

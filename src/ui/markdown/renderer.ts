@@ -1,6 +1,7 @@
 import { copyText } from '../../core/format'
 import { lazy } from './lazy'
-import { context, parse, type Top } from './parse'
+import { context } from './dom'
+import { parse, type Top } from './parse'
 import { adoptCss, markdownCss } from './styles'
 import { filesBase } from './url'
 
@@ -72,10 +73,14 @@ export function createRenderer(container: HTMLElement, options: RendererOptions 
 
   const copy = (event: Event) => {
     const button = (event.target as Element).closest?.('.lx-code-copy')
-    if (button && root.contains(button))
-      void copyText(button.closest('.lx-code')!.querySelector('code')!.textContent!).then((ok) => {
-        if (ok) setTimeout(() => (button.textContent = '复制'), 2000), (button.textContent = '已复制')
-      })
+    if (!button || !root.contains(button)) return
+    void copyText(button.closest('.lx-code')!.querySelector('code')!.textContent!).then((ok) => {
+      if (!ok) return
+      button.textContent = '已复制'
+      setTimeout(() => {
+        button.textContent = '复制'
+      }, 2000)
+    })
   }
   root.addEventListener('click', copy)
 
@@ -90,7 +95,9 @@ export function createRenderer(container: HTMLElement, options: RendererOptions 
     for (const el of nodes.flatMap((n) => [n, ...n.querySelectorAll('.lx-math,.lx-code')])) {
       const lang = el.getAttribute('data-lang') ?? ''
       const kind = el.matches('.lx-math') ? 'katex' : complete && lang ? (lang === 'mermaid' ? 'mermaid' : 'highlight') : ''
-      if (kind) (chunks[kind] ??= lazy[kind]()).then((m) => destroyed || m.enhance(el, lang), noop)
+      if (!kind) continue
+      chunks[kind] ??= lazy[kind]()
+      chunks[kind].then((m) => destroyed || m.enhance(el, lang), noop)
     }
     return nodes
   }
@@ -111,16 +118,24 @@ export function createRenderer(container: HTMLElement, options: RendererOptions 
     work('lex', src.length)
     const tops = parse(src, committed)
     const cut = text.lastIndexOf('\n') + 1
+    // A block is complete when the answer is done, when it is closed before the last line break,
+    // or when the next block starts before that line break (or at the very end).
     let k = 0
-    for (let t, next; (t = tops[k]) && (done || (t.c && t.e <= cut) || ((next = tops[k + 1]) && (next.o < cut || next.o === text.length))); k++) {
+    for (; k < tops.length; k++) {
+      const t = tops[k]!
+      const next = tops[k + 1]
+      const complete = done || (t.c && t.e <= cut) || (next && (next.o < cut || next.o === text.length))
+      if (!complete) break
       const [node] = build([t], true) as [Element]
       blocks.push(root.insertBefore(node, tail[0] ?? null))
-      ends.push((committed = t.e))
+      committed = t.e
+      ends.push(committed)
     }
     mark(text)
     clearTail()
     const rest = tops.slice(k)
-    root.append(...(tail = build(rest)))
+    tail = build(rest)
+    root.append(...tail)
     // an open fence at the end: later text goes straight into its code
     const last = rest.at(-1)
     const code = last?.f && last.o <= text.length && tail.at(-1)!.querySelector('code')!.firstChild
@@ -149,12 +164,14 @@ export function createRenderer(container: HTMLElement, options: RendererOptions 
       }
       lastText = text
       lastDone = done
-      styled ||= adoptCss(container, 'markdown', markdownCss)
+      if (!styled) styled = adoptCss(container, 'markdown', markdownCss)
       root.toggleAttribute('data-streaming', !done)
       const delta = text.slice(seen)
       const line = fence?.last + delta
-      if (done) clearTail(), stream(text, done)
-      else if (fence && !/\r/.test(delta) && !new RegExp(`(^|\\n) {0,3}\\${fence.fence}`).test(line)) {
+      if (done) {
+        clearTail()
+        stream(text, done)
+      } else if (fence && !/\r/.test(delta) && !new RegExp(`(^|\\n) {0,3}\\${fence.fence}`).test(line)) {
         // inside an open fence, without a line that could close it: append to its code, as a
         // full parse would show it (the content less its last line break)
         const add = (fence.pending ? '\n' : '') + delta

@@ -121,7 +121,10 @@ function hooksFor(purify: DOMPurify, mode: Mode): void {
 
 function purifier(win: Window & typeof globalThis, mode: Mode): DOMPurify {
   let byMode = instances.get(win)
-  if (!byMode) instances.set(win, (byMode = new Map()))
+  if (!byMode) {
+    byMode = new Map()
+    instances.set(win, byMode)
+  }
   let purify = byMode.get(mode)
   if (!purify) {
     purify = createDOMPurify(win)

@@ -3,9 +3,10 @@ import { getBoot } from '../boot'
 // The renderer's own stylesheet: typography of the rendered answer, code blocks, tables, the
 // streaming cursor. Markdown never gets Tailwind classes; colours come from the theme's custom
 // properties (set on :host by the Lingxi sheet), with the dark defaults as fallbacks for a
-// renderer used outside a Lingxi shadow root; .lx-md keeps them in short local properties. The
-// code theme lives in highlight.ts, the KaTeX and mermaid rules in math.ts and mermaid.ts:
-// each is adopted when its chunk first runs. Written compact: it ships in the renderer chunk.
+// renderer used outside a Lingxi shadow root; .lx-md keeps them in short local properties. The code
+// block follows the theme's `color-scheme` (dark where light-dark() is missing). The code theme
+// lives in highlight.ts, the KaTeX and mermaid rules in math.ts and mermaid.ts: each is adopted
+// when its chunk first runs. Written compact: it ships in the renderer chunk.
 //
 // The cursor goes after the text of the last block: at the end of a paragraph, heading or code,
 // of the last list item or quoted block; at the start while nothing is shown yet.
@@ -32,7 +33,7 @@ export const markdownCss = `.lx-md{--i:var(--color-ink,#e9e9ec);--m:var(--color-
 .lx-md code{font:.88em var(--f);padding:.12em .4em;border-radius:4px;background:var(--r)}
 .lx-md img{max-width:100%;border-radius:8px}
 .lx-md .lx-raw{white-space:pre-wrap}
-.lx-md .lx-code{overflow:hidden;border:var(--l);border-radius:8px;background:#111215}
+.lx-md .lx-code{overflow:hidden;border:var(--l);border-radius:8px;background:#111215;background:light-dark(#f6f7f9,#111215)}
 .lx-md .lx-code-head{display:flex;justify-content:space-between;padding:3px 6px 3px 12px;background:var(--s);border-bottom:var(--l);color:var(--m);font-size:12px;line-height:24px}
 .lx-md .lx-code-lang{font-family:var(--f)}
 .lx-md .lx-code-copy{padding:0 8px;border:0;border-radius:4px;background:none;color:inherit;font:inherit;cursor:pointer}
@@ -64,12 +65,15 @@ export function adoptCss(node: Node, key: string, css: string): boolean {
   const root = node.getRootNode() as ShadowRoot | Document
   const doc = node.ownerDocument!
   if (root !== doc && !(root as ShadowRoot).host) return false
-  if (!(key in sheets))
+  if (!(key in sheets)) {
     try {
-      ;(sheets[key] = new CSSStyleSheet()).replaceSync(css)
+      const sheet = new CSSStyleSheet()
+      sheet.replaceSync(css)
+      sheets[key] = sheet
     } catch {
       sheets[key] = null
     }
+  }
   const sheet = sheets[key]
   if (sheet && root.adoptedStyleSheets) {
     if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet]

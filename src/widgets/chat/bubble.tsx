@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react'
+import { useEffectEvent } from '../../ui/use-effect-event'
 import { emitFrom, EVENT_CLOSE, EVENT_COMMAND, EVENT_OPEN } from './events'
 import { Glyph } from './glyphs'
 
@@ -96,10 +97,10 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
    * A change from inside (launcher, Esc, close, the window command): reflected on the host at
    * once, from the event — never from an effect, which could undo an `open` the page set meanwhile.
    */
-  function change(next: boolean) {
+  const change = useEffectEvent((next: boolean) => {
     setOpen(next)
     container?.host.toggleAttribute('open', next)
-  }
+  })
 
   // `lingxi('open')` / `lingxi('close')` reach every bubble, also those inside other shadow roots.
   useEffect(() => {
@@ -124,7 +125,8 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
     setInk(color && el ? inkOn(getComputedStyle(el).backgroundColor) : undefined)
   }, [color])
 
-  useLayoutEffect(() => {
+  // On opening and closing only: raising the panel again later would put it above the login dialog.
+  const reflectOpen = useEffectEvent((isOpen: boolean) => {
     const el = panel.current
     if (!el) return
     if (isOpen) {
@@ -139,14 +141,16 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
       lower(el)
       if (hadFocus) launcher.current?.focus()
     }
-  }, [isOpen])
+  })
+  useLayoutEffect(() => reflectOpen(isOpen), [isOpen])
 
-  useEffect(() => {
+  const announce = useEffectEvent((isOpen: boolean) => {
     if (!announced.current && !isOpen) return
     announced.current = true
     emitFrom(container, isOpen ? EVENT_OPEN : EVENT_CLOSE)
     onOpenChange?.(isOpen)
-  }, [isOpen])
+  })
+  useEffect(() => announce(isOpen), [isOpen])
 
   function dismissGreeting() {
     setGreet(false)
@@ -173,7 +177,6 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
         popover="manual"
         part="dock"
         style={accent}
-        onKeyDown={handleKeyDown}
         className={`fixed inset-auto bottom-5 ${left ? 'left-5 flex-row-reverse' : 'right-5'} m-0 p-0 border-0 bg-transparent overflow-visible z-[2147483647] flex items-center gap-3 pointer-events-none`}
       >
         {greet && !isOpen && (
@@ -205,6 +208,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
           aria-expanded={isOpen}
           aria-controls="lingxi-chat-panel"
           onClick={() => change(!isOpen)}
+          onKeyDown={handleKeyDown}
           onPointerEnter={onPrefetch}
           onFocus={onPrefetch}
           className="pointer-events-auto size-14 shrink-0 grid place-items-center rounded-full bg-primary text-primary-ink shadow-[0_8px_24px_rgba(0,0,0,0.35)] transition-transform hover:scale-105 active:scale-95"

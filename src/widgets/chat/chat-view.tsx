@@ -3,6 +3,7 @@ import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
 import { confirm } from '../../core/emit'
 import { $token } from '../../core/stores'
 import { preloadMarkdown } from '../../ui/markdown'
+import { useEffectEvent } from '../../ui/use-effect-event'
 import { Composer } from './composer'
 import { deferred } from './deferred'
 import { MD, SM, useMedia, useWidth } from './dom'
@@ -23,8 +24,9 @@ const ChatSettings = lazy(() => loadSettings().then((m) => ({ default: m.ChatSet
 const SettingsPopover = lazy(() => loadSettings().then((m) => ({ default: m.SettingsPopover })))
 // Inline on narrow screens only (a bubble's panel has its own drawer).
 const Dialog = lazy(() => deferred(import('../../ui/dialog')).then((m) => ({ default: m.Dialog })))
-// In a bubble's panel the topics are a drawer that many never open.
-const loadTopicList = () => deferred(import('./topic-list'))
+// In a bubble's panel the topics are a drawer that many never open. Its rules are in the chat's
+// sheet (the host page shows the list at once): no deferred rules to bring.
+const loadTopicList = () => import('./topic-list')
 const TopicList = lazy(() => loadTopicList().then((m) => ({ default: m.TopicList })))
 const TopicDrawer = lazy(() => loadTopicList().then((m) => ({ default: m.TopicDrawer })))
 const Loading = () => <p className="text-sm text-muted">加载中…</p>
@@ -52,6 +54,13 @@ export interface ChatViewProps {
   autoFocus?: boolean
   /** A reply asked from this view finished (status complete). */
   onReply?: (reply: ReplyDetail) => void
+}
+
+/** Empties the active conversation, once confirmed. */
+async function handleClear() {
+  const id = $activeTopicId.get()
+  if (!id || !(await confirm({ title: '清空对话', message: '确定清空当前对话的全部消息吗？清空后无法恢复。', confirmText: '清空' }))) return
+  clearTopic(id).catch(report)
 }
 
 /** The chat of a logged-in person: the topic list beside (or in a drawer over) the conversation. */
@@ -90,16 +99,20 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
     })
   }, [])
 
-  useEffect(() => {
-    preloadMarkdown().catch(() => {})
+  // On the first render only: a later autoFocus must not take the focus from where the user is.
+  const focusOnMount = useEffectEvent(() => {
     if (autoFocus && matchMedia(SM).matches) composerRef.current?.focus()
+  })
+  useEffect(() => {
+    focusOnMount()
   }, [])
 
   // The list is in view when wide: no drawer left pending for a later narrow layout.
   useEffect(() => {
-    if (wide) setDrawer(false)
+    if (wide && drawer) setDrawer(false)
   }, [wide, drawer])
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: token: a login or logout starts the chat again (startChat reads the new token itself)
   useEffect(() => {
     startChat(topicId).then(() => {
       if (topicId && $activeTopicId.get() !== topicId && $topics.get()?.some((t) => t.topicId === topicId)) selectTopic(topicId).catch(report)
@@ -118,13 +131,10 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
     return () => removeEventListener(EVENT_CHAT_COMMAND, handle)
   }, [])
 
-  async function handleClear() {
-    const id = $activeTopicId.get()
-    if (!id || !(await confirm({ title: '清空对话', message: '确定清空当前对话的全部消息吗？清空后无法恢复。', confirmText: '清空' }))) return
-    clearTopic(id).catch(report)
-  }
-
   async function handleSend(text: string): Promise<boolean> {
+    // The reply's renderer comes while the question is sent: a conversation shown without a
+    // reply to render (a new topic) never loads it; a reply shown loads it as it mounts.
+    preloadMarkdown().catch(() => {})
     try {
       const id = $activeTopicId.get() ?? (await createTopic()).topicId
       const sending = sendMessage(id, text)

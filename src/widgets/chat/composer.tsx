@@ -31,6 +31,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
   const length = text.trim().length
   const canSend = !busy && length > 0 && length <= MAX_MESSAGE_LENGTH
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: text: the field grows with its text, which it measures in the DOM
   useLayoutEffect(() => {
     const el = field.current
     if (!el) return

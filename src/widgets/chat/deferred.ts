@@ -1,5 +1,5 @@
 /**
- * Loads a deferred part of the chat (settings, the topic list, the dialogs, the login dialog: the
+ * Loads a deferred part of the chat (settings, the dialogs, the login dialog: the
  * `deferred` list of scripts/build-css.mjs) together with the rules of the chat's sheet that only
  * those parts use, which rest-css.ts inserts before the part renders. A part loaded otherwise
  * would show without some of its styles in the CDN build.

@@ -23,7 +23,7 @@ export function useWidth(ref: RefObject<HTMLElement | null>): number {
     const observer = new ResizeObserver(([entry]) => entry && setWidth(entry.contentRect.width))
     observer.observe(el)
     return () => observer.disconnect()
-  }, [])
+  }, [ref])
   return width
 }
 

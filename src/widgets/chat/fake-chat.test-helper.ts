@@ -264,7 +264,7 @@ async function serve(fake: FakeChat, req: IncomingMessage, res: ServerResponse) 
   if (req.method === 'OPTIONS') return send(res, 204, '')
   const url = new URL(req.url ?? '/', 'http://x')
   if (url.pathname === '/config/chatConfig.json') {
-    await fake.gates['config']
+    await fake.gates.config
     return send(res, 200, { models: [{ id: 'lingxi-demo', name: '灵犀演示模型' }], defaultModel: 'lingxi-demo', contextEnabled: true })
   }
   if (req.headers.authorization !== 'Bearer tok') return send(res, 401, { code: 50011004, message: '请先登录', data: null })

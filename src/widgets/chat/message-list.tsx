@@ -1,4 +1,4 @@
-import { memo, useContext, useEffect, useLayoutEffect, useRef, useState, type MutableRefObject } from 'react'
+import { memo, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type MutableRefObject } from 'react'
 import { confirm } from '../../core/emit'
 import { copyText } from '../../core/format'
 import { Markdown } from '../../ui/markdown'
@@ -43,23 +43,23 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
   const list = messages?.list ?? []
   const lastReply = [...list].reverse().find((m) => m.role === 'assistant')?.messageId
 
-  function toBottom() {
+  const toBottom = useCallback(() => {
     const el = scroller.current
     if (!el) return
     el.scrollTop = el.scrollHeight
     stick.current = true
     setAtBottom(true)
-  }
+  }, [])
   scrollRef.current = toBottom
 
   /** After the content changed: follow it down, SCROLL_DELAY_MS later, if the reader was there. */
-  function follow() {
+  const follow = useCallback(() => {
     if (!stick.current || pending.current) return
     pending.current = setTimeout(() => {
       pending.current = undefined
       if (stick.current) toBottom()
     }, SCROLL_DELAY_MS)
-  }
+  }, [toBottom])
 
   function handleScroll() {
     const el = scroller.current
@@ -74,10 +74,11 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
   }
 
   // Another topic, or its first page: start at the newest message.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: topicId, messages?.loaded are what starts it, not what it reads
   useLayoutEffect(() => {
     anchor.current = null
     toBottom()
-  }, [topicId, messages?.loaded])
+  }, [topicId, messages?.loaded, toBottom])
 
   useLayoutEffect(() => {
     const el = scroller.current
@@ -89,7 +90,7 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
     if (!messages?.loading) anchor.current = null
     firstId.current = first
     follow()
-  }, [list, messages?.loading])
+  }, [list, messages?.loading, follow])
 
   // Markdown renders after the text arrives and images load late: follow size changes as well.
   useEffect(() => {
@@ -102,10 +103,11 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
       clearTimeout(pending.current)
       pending.current = undefined
     }
-  }, [])
+  }, [follow])
 
   // Older messages when the top comes into view. Observed anew after each page, so a page that
   // does not fill the view is followed by the next one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: list.length: observed anew after each page (above)
   useEffect(() => {
     const el = sentinel.current
     const root = scroller.current

@@ -2,8 +2,7 @@ import { ApiError, NetworkError, notifyError } from '../../core/api'
 import { refreshUser } from '../../core/auth'
 import { MSG_SYSTEM_ERROR } from '../../core/messages'
 import type { Paged } from '../../core/paged-list'
-import { subscribe } from '../../core/sse'
-import { $token } from '../../core/stores'
+import { $token, $user, saveUser } from '../../core/stores'
 import {
   $activeTopicId,
   $messages,
@@ -60,7 +59,8 @@ export async function loadMessages(topicId: string, { older = false }: { older?:
   const s = slot(topicId)
   if (older && (!s.hasMore || s.loading || !s.loaded)) return
   const since = epoch(topicId)
-  const load = older ? (b.loads[topicId] ?? 0) : (b.loads[topicId] = ++b.clock)
+  if (!older) b.loads[topicId] = ++b.clock
+  const load = b.loads[topicId] ?? 0
   const stale = () => epoch(topicId) !== since || b.loads[topicId] !== load
   const known = s.list.filter((m) => !isLocal(m)).length
   const pageNum = older ? Math.floor(known / MESSAGE_PAGE_SIZE) + 1 : 1
@@ -125,6 +125,8 @@ async function follow(requestId: string, topicId: string, replyId: string, repla
   let lastId = 0
   let reconnected = false
   let result: StreamStatus = 'ready'
+  /** What the finished reply took from the balance (its `done` event's usage.charged). */
+  let charged: number | undefined
 
   const end = (patch: Partial<ChatMessage>, status: StreamStatus, error?: { code: number; message: string }) => {
     patchMessage(topicId, replyId, patch)
@@ -133,6 +135,8 @@ async function follow(requestId: string, topicId: string, replyId: string, repla
   }
 
   try {
+    // The stream parser loads with the first reply to follow: the chat's first screen needs none.
+    const { subscribe } = await import('../../core/sse')
     await subscribe(`/ai-chat/sse/subscribe/${encodeURIComponent(requestId)}`, {
       signal: controller.signal,
       onOpen: (n) => (reconnected ||= n > 1),
@@ -156,7 +160,9 @@ async function follow(requestId: string, topicId: string, replyId: string, repla
           fresh = false
           if ($streaming.get()[requestId]?.status !== 'streaming') patchStream(requestId, { status: 'streaming' })
         } else if (name === 'done') {
-          end({ status: 'complete', usage: (d.usage as Usage | undefined) ?? null }, 'ready')
+          const usage = (d.usage as Usage | undefined) ?? null
+          charged = typeof usage?.charged === 'number' ? usage.charged : undefined
+          end({ status: 'complete', usage }, 'ready')
         } else if (name === 'error') {
           const code = typeof d.code === 'number' ? d.code : 0
           const message = typeof d.message === 'string' ? d.message : MSG_SYSTEM_ERROR
@@ -173,7 +179,7 @@ async function follow(requestId: string, topicId: string, replyId: string, repla
       const message = await call<ChatMessage>('topic/message/get', { messageId: replyId }).catch(() => null)
       if (message && live()) putMessage(message)
     }
-    if (result === 'ready' && live()) refreshUser().catch(() => {})
+    if (result === 'ready' && live()) settleBalance(replay, charged)
     return result
   } catch (error) {
     if (!live() || isAbort(error)) return 'ready'
@@ -192,6 +198,18 @@ async function follow(requestId: string, topicId: string, replyId: string, repla
   } finally {
     if (followers.get(requestId) === me) followers.delete(requestId)
   }
+}
+
+/**
+ * The balance after a reply: the `done` event says what it took, so a reply followed from its
+ * send takes that off `$user` without asking `user/info` again (the balance had the hold taken
+ * off only on the server). A replayed reply (resumed after a reload) was held before `$user`
+ * was read, and a stopped one says nothing of its cost: those ask the server.
+ */
+function settleBalance(replay: boolean, charged: number | undefined): void {
+  const user = $user.get()
+  if (!replay && charged !== undefined && user) saveUser({ ...user, tokens: Math.max(0, user.tokens - charged) })
+  else refreshUser().catch(() => {})
 }
 
 function userMessage(topicId: string, messageId: string, content: string): ChatMessage {
@@ -239,6 +257,8 @@ export async function sendMessage(topicId: string, content: string): Promise<Sen
   const first = !slot(topicId).list.some((m) => m.role === 'user')
   patchSlot(topicId, { list: [...slot(topicId).list, userMessage(topicId, localId, text)] })
   setStream(clientId, { status: 'submitted', topicId, replyId: null })
+  // The stream parser (follow) comes while the server accepts the question, not after.
+  import('../../core/sse').catch(() => {})
   let answer: Omit<SendResult, 'finished'>
   try {
     answer = await sendOnce({ topicId, content: text, requestId: clientId })

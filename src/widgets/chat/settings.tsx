@@ -1,5 +1,6 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useRef, useState } from 'react'
+import { useEffectEvent } from '../../ui/use-effect-event'
 import { report } from './notice'
 import { $chatConfig, type Topic } from './state'
 import { createTopic, saveTopicConfig, toggleContext } from './topics'
@@ -10,6 +11,7 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
   const [temperature, setTemperature] = useState(topic?.temperature ?? 0.7)
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: topic?.topicId: another topic with the same temperature drops the value not saved yet as well
   useEffect(() => setTemperature(topic?.temperature ?? 0.7), [topic?.topicId, topic?.temperature])
   useEffect(() => () => clearTimeout(timer.current), [])
 
@@ -106,25 +108,26 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
  */
 export function SettingsPopover({ topic, onClose }: { topic: Topic | null; onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null)
+  const close = useEffectEvent(onClose)
   useEffect(() => {
     const panel = ref.current
     // The panel takes the focus, so Tab leads into it.
     panel?.focus()
     const away = (event: Event) => {
-      if (panel?.parentElement && !event.composedPath().includes(panel.parentElement)) onClose()
+      if (panel?.parentElement && !event.composedPath().includes(panel.parentElement)) close()
     }
     // Capture phase, and handled: a chat bubble around it must not close on the same Esc.
-    const escape = (event: KeyboardEvent) => {
+    const handleEscape = (event: KeyboardEvent) => {
       if (event.key !== 'Escape' || event.defaultPrevented) return
       event.preventDefault()
-      onClose()
+      close()
       panel?.parentElement?.querySelector<HTMLElement>('button')?.focus()
     }
     document.addEventListener('pointerdown', away)
-    document.addEventListener('keydown', escape, true)
+    document.addEventListener('keydown', handleEscape, true)
     return () => {
       document.removeEventListener('pointerdown', away)
-      document.removeEventListener('keydown', escape, true)
+      document.removeEventListener('keydown', handleEscape, true)
     }
   }, [])
 

@@ -1,65 +1,33 @@
+import type { MessageRole, Topic, ChatModel as WireChatModel, Message as WireMessage, SendResult as WireSendResult } from '@lingxi/server/wire'
 import { atom, map } from 'nanostores'
 import { ApiError, request } from '../../core/api'
 import { MSG_SYSTEM_ERROR } from '../../core/messages'
 import { shared } from '../../core/shared'
 import { $token } from '../../core/stores'
-import { EVENT_NAVIGATE, type MessageStatus } from '../../core/wire'
+import { EVENT_NAVIGATE } from '../../core/wire'
 
 // The chat's shapes, stores and the bookkeeping its actions share (topics.ts: the session and
-// topics; replies.ts: messages and streams). Shapes and calls: docs/chat-wire.md.
+// topics; replies.ts: messages and streams). Shapes and calls: docs/chat-wire.md; the wire
+// objects are the server's (`@lingxi/server/wire`, type-only).
 
-export type ChatRole = 'user' | 'assistant' | 'system'
+/**
+ * A topic (topic/list, topic/create): topFlag 1 = pinned; roleId, roleName and roleAvatar (an
+ * emoji or an image URL) are set when it was started from a role; contextEnabled 1 = earlier
+ * messages go upstream with each question.
+ */
+export type { Topic }
+export type { Usage } from '@lingxi/server/wire'
 
-export interface Usage {
-  promptTokens: number
-  completionTokens: number
-  charged: number
-}
+export type ChatRole = MessageRole
 
-export interface Topic {
-  topicId: string
-  name: string
-  /** 1 = pinned. */
-  topFlag: 0 | 1
-  updateTime: number
-  createTime: number
-  chatType: number
-  oldChatType: number | null
-  oldTopicIndex: number | null
-  /** Set when the topic was started from a role. */
-  roleId: string | null
-  roleName: string | null
-  /** An emoji or an image URL. */
-  roleAvatar: string | null
-  model: string
-  temperature: number
-  /** 1 = earlier messages are sent upstream with each question. */
-  contextEnabled: 0 | 1
-}
+/** A message (topic/messages): thinking is the model's reasoning; requestId names a reply's stream. */
+export type ChatMessage = WireMessage
 
-export interface ChatMessage {
-  messageId: string
-  topicId: string
-  role: ChatRole
-  content: string
-  /** The model's reasoning, kept apart from the answer. */
-  thinking: string | null
-  status: MessageStatus
-  /** Assistant replies: the id of their stream. */
-  requestId: string | null
-  errorCode: number | null
-  errorMessage: string | null
-  model: string | null
-  createTime: number
-  usage: Usage | null
-}
-
-export interface ChatModel {
-  id: string
-  name: string
-  provider?: string
-  contextLength?: number
-}
+/**
+ * A model of `/config/chatConfig.json` as the chat reads it: a file an operator may write by hand,
+ * so only id and name are sure to be there.
+ */
+export type ChatModel = Pick<WireChatModel, 'id' | 'name'> & Partial<Pick<WireChatModel, 'provider' | 'contextLength'>>
 
 /** `/config/chatConfig.json` */
 export interface ChatConfig {
@@ -97,10 +65,8 @@ export interface StreamState {
   error?: { code: number; message: string }
 }
 
-export interface SendResult {
-  requestId: string
-  messageId: string
-  replyId: string
+/** `topic/message/send` and `regenerate`'s answer, and when the reply's stream is over. */
+export interface SendResult extends WireSendResult {
   /** Settles when the reply's stream is over, with the request's last status. */
   finished: Promise<StreamStatus>
 }

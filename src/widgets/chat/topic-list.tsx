@@ -153,20 +153,21 @@ export function TopicDrawer({ onClose, ...list }: TopicListProps & { onClose: ()
   useEffect(() => {
     ref.current?.querySelector<HTMLElement>('button')?.focus()
   }, [])
+  function handleKeyDown(event: On.Key) {
+    if (event.key !== 'Escape' || event.defaultPrevented) return
+    event.preventDefault()
+    onClose()
+  }
+
   return (
-    <div
-      className="absolute inset-0 z-20 flex justify-end bg-black/50 lx-fade-in"
-      onClick={(e) => e.target === e.currentTarget && onClose()}
-      onKeyDown={(e) => {
-        if (e.key !== 'Escape' || e.defaultPrevented) return
-        e.preventDefault()
-        onClose()
-      }}
-    >
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click beside the list is the mouse's Escape; the keyboard closes it with Escape in the dialog
+    // biome-ignore lint/a11y/noStaticElementInteractions: as above, the backdrop takes clicks only
+    <div className="absolute inset-0 z-20 flex justify-end bg-black/50 lx-fade-in" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div
         ref={ref}
         role="dialog"
         aria-label="话题列表"
+        onKeyDown={handleKeyDown}
         className="w-[280px] max-w-[85%] h-full flex flex-col border-l border-line bg-surface shadow-2xl lx-slide-left"
       >
         <div className="h-14 shrink-0 flex items-center justify-between pl-4 pr-2 border-b border-line">

@@ -21,10 +21,11 @@ const items = (prefix: string): HotItem[] => [
     hot: 1234567,
     desc: '摘要一',
     cover: 'https://foreign.example/c.jpg',
-    time: null
+    time: null,
+    demo: false
   },
-  { id: `${prefix}2`, title: `${prefix}第二条`, url: `https://example.com/${prefix}/2`, hot: 9999, desc: '', cover: '', time: null },
-  { id: `${prefix}3`, title: `${prefix}第三条`, url: `https://example.com/${prefix}/3`, hot: null, desc: '', cover: '', time: null }
+  { id: `${prefix}2`, title: `${prefix}第二条`, url: `https://example.com/${prefix}/2`, hot: 9999, desc: '', cover: '', time: null, demo: false },
+  { id: `${prefix}3`, title: `${prefix}第三条`, url: `https://example.com/${prefix}/3`, hot: null, desc: '', cover: '', time: null, demo: false }
 ]
 
 const calls: { path: string; body: Record<string, unknown> }[] = []

@@ -1,5 +1,5 @@
 import { useStore } from '@nanostores/react'
-import { useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { notifyError } from '../../core/api'
 import { copyText } from '../../core/format'
 import { $token } from '../../core/stores'
@@ -8,6 +8,7 @@ import { Dialog } from '../../ui/dialog'
 import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
+import { useEffectEvent } from '../../ui/use-effect-event'
 import { MD, SM, useMedia } from '../../ui/use-media'
 import { Interpretation } from './interpret'
 import { EVENT_HOT_COMMAND, formatHeat, hotListText, loadHotList, loadHotSources, type HotCommand, type HotItem, type HotList, type HotSource } from './state'
@@ -79,14 +80,16 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
   const listRef = useRef(list)
   listRef.current = list
 
+  // `initial` is where the widget starts: a later change does not move the reader.
+  const showSources = useEffectEvent((all: HotSource[]) => {
+    setSources(all)
+    setCurrent((c) => c ?? (all.find((s) => s.sourceId === initial) ?? all[0])?.sourceId ?? null)
+  })
   useEffect(() => {
-    loadHotSources().then((all) => {
-      setSources(all)
-      setCurrent((c) => c ?? (all.find((s) => s.sourceId === initial) ?? all[0])?.sourceId ?? null)
-    }, notifyError)
+    loadHotSources().then(showSources, notifyError)
   }, [])
 
-  async function load(sourceId: string) {
+  const load = useCallback(async (sourceId: string) => {
     const mine = ++ticket.current
     setLoading(true)
     try {
@@ -100,16 +103,16 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
     } finally {
       if (mine === ticket.current) setLoading(false)
     }
-  }
+  }, [])
 
   useEffect(() => {
     if (current) void load(current)
-  }, [current])
+  }, [current, load])
 
-  function copyList() {
+  const copyList = useCallback(() => {
     const l = listRef.current
-    if (l && l.items.length) void copyText(hotListText(l))
-  }
+    if (l?.items.length) void copyText(hotListText(l))
+  }, [])
 
   // The host header's buttons on phones.
   useEffect(() => {
@@ -120,7 +123,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
     }
     addEventListener(EVENT_HOT_COMMAND, handle)
     return () => removeEventListener(EVENT_HOT_COMMAND, handle)
-  }, [])
+  }, [copyList])
 
   function handleTabKey(event: On.Key) {
     if (!sources?.length || !current) return
@@ -287,8 +290,9 @@ function Row({ item, rank, demo, onRead }: { item: HotItem; rank: number; demo: 
   const heat = formatHeat(item.hot)
   return (
     <li part="item" data-testid="hot-item" className="flex items-start gap-3 px-3 py-3 sm:px-4">
+      {/* The list is an <ol>: assistive technology reads the rank from it. */}
       <span
-        aria-label={`第 ${rank} 名`}
+        aria-hidden="true"
         className={`shrink-0 mt-0.5 w-6 h-6 grid place-items-center rounded-md text-xs font-bold tabular-nums ${rank <= 3 ? 'bg-primary text-primary-ink' : 'bg-raised text-muted'}`}
       >
         {rank}

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { ApiError } from '../../core/api'
 import { configure } from '../../core/config'
 import { $token } from '../../core/stores'
-import { formatHeat, hotListText, interpretHotItem, loadHotList, loadHotSources, stopInterpret, type HotList } from './state'
+import { formatHeat, hotListText, interpretHotItem, loadHotList, loadHotSources, stopInterpret, type HotList, type HotSource } from './state'
 
 // The hot-news core against a loopback fake of docs/tools-wire.md (Hot news), with the chat
 // pipeline's stream frames of docs/chat-wire.md for AI 解读.
@@ -15,7 +15,7 @@ let frames: [string, unknown][] = []
 let refuse: { code: number; message: string } | null = null
 let server: ReturnType<typeof createServer>
 
-const source = { sourceId: 'weibo', name: '微博', type: 'dailyhot', demo: false, updatedTime: 1, stale: false }
+const source: HotSource = { sourceId: 'weibo', name: '微博', type: 'dailyhot', demo: false, updatedTime: 1, stale: false }
 
 async function serve(req: IncomingMessage, res: ServerResponse) {
   res.setHeader('Access-Control-Allow-Origin', req.headers.origin ?? '*')
@@ -45,7 +45,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     case 'hot/sources':
       return json([source, { ...source, sourceId: 'demo', name: '示例', demo: true }])
     case 'hot/list':
-      return json({ source, items: [{ id: 'i1', title: '标题一', url: 'https://s.weibo.com/1', hot: 123456, desc: '', cover: '', time: null }] })
+      return json({ source, items: [{ id: 'i1', title: '标题一', url: 'https://s.weibo.com/1', hot: 123456, desc: '', cover: '', time: null, demo: false }] })
     case 'hot/interpret':
       return json({ requestId: 'rq1', messageId: 'm1', replyId: 'r1', topicId: 't1' })
     case 'ai-chat/topic/message/stop':
@@ -102,8 +102,8 @@ describe('hot news', () => {
     const list: HotList = {
       source: { ...source, demo: true, name: '示例热榜' },
       items: [
-        { id: '1', title: '第一条', url: 'https://a.example/1', hot: 23456, desc: '', cover: '', time: null },
-        { id: '2', title: '第二条', url: '', hot: null, desc: '', cover: '', time: null }
+        { id: '1', title: '第一条', url: 'https://a.example/1', hot: 23456, desc: '', cover: '', time: null, demo: false },
+        { id: '2', title: '第二条', url: '', hot: null, desc: '', cover: '', time: null, demo: false }
       ]
     }
     expect(hotListText(list)).toBe('示例热榜（示例数据，非真实新闻）\n1. 第一条（热度 2.3w+）\n   https://a.example/1\n2. 第二条')

@@ -2,40 +2,14 @@ import { request } from '../../core/api'
 import { formatCount } from '../../core/format'
 import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart, type ToolReplyStatus } from '../../core/tool-reply'
 
-// Shapes and calls: docs/tools-wire.md (Hot news).
+// Shapes and calls: docs/tools-wire.md (Hot news); the wire objects are the server's
+// (`@lingxi/server/wire`, type-only). A source's updatedTime is when its items were fetched (null:
+// never), stale: the last fetch failed; an item's hot is its heat (null when the source gives none),
+// cover an http(s) URL or a Lingxi path, demo: sample data shipped with the server, not real news.
 
-export interface HotSource {
-  sourceId: string
-  /** 微博, 知乎 … */
-  name: string
-  /** 'dailyhot' | 'rss' | 'demo' … */
-  type: string
-  /** Sample data shipped with the server, not real news. */
-  demo: boolean
-  /** When the items were fetched (epoch ms; null = never). */
-  updatedTime: number | null
-  /** The last fetch failed: these are older items. */
-  stale: boolean
-}
+import type { HotItem, HotList, HotSource } from '@lingxi/server/wire'
 
-export interface HotItem {
-  id: string
-  title: string
-  url: string
-  /** Heat (views, votes…); null when the source gives none. */
-  hot: number | null
-  desc: string
-  /** http(s) or a Lingxi path; null when none. */
-  cover: string | null
-  time: number | null
-  /** An item of the offline sample (示例数据). */
-  demo?: boolean
-}
-
-export interface HotList {
-  source: HotSource
-  items: HotItem[]
-}
+export type { HotItem, HotList, HotSource }
 
 /**
  * How an AI 解读 ended:

@@ -1,8 +1,7 @@
 import { useStore } from '@nanostores/react'
-import { useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { ApiError, notifyError } from '../../core/api'
 import { confirm } from '../../core/emit'
-import { copyText } from '../../core/format'
 import { $token } from '../../core/stores'
 import { UPLOAD_ACCEPT, uploadImage, type Image } from '../../core/upload'
 import { UNAUTHORIZED_CODES } from '../../core/wire'
@@ -11,8 +10,10 @@ import type * as On from '../../ui/events'
 import { Icon, Spinner } from '../../ui/icons'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { usePagedList } from '../../ui/use-paged-list'
+import { useEffectEvent } from '../../ui/use-effect-event'
+import { CopyButtons, SmallButton } from './buttons'
 import { Lightbox } from './lightbox'
-import { absoluteUrl, deleteImage, formatBytes, imageLink, LINK_FORMATS, listImages, type LinkFormat } from './state'
+import { absoluteUrl, deleteImage, formatBytes, listImages } from './state'
 
 /** Uploads running at once; the rest wait their turn. */
 const PARALLEL = 3
@@ -87,7 +88,9 @@ function Gallery() {
 
   const hasMore = !!page && page.list.length < page.total
 
-  // Infinite scroll: the next page loads when the end of the grid comes into view.
+  // Infinite scroll: the next page loads when the end of the grid comes into view. Observed anew
+  // after each page and load, so an end still in view asks for the next page.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loading, page?.pageNum: observed anew after each page (above)
   useEffect(() => {
     const sentinel = sentinelRef.current
     if (!sentinel || !hasMore || typeof IntersectionObserver === 'undefined') return
@@ -113,7 +116,7 @@ function Gallery() {
     }
   }, [jobs])
 
-  async function run(job: Job) {
+  const run = useEffectEvent(async (job: Job) => {
     update(job.id, { status: 'uploading' })
     try {
       const image = await uploadImage(job.file, {
@@ -133,9 +136,9 @@ function Gallery() {
       update(job.id, { status: 'error', error: message })
       setAnnounce(`${job.name} 上传失败：${message}`)
     }
-  }
+  })
 
-  function add(files: Iterable<Blob & { name?: string }>) {
+  const add = useCallback((files: Iterable<Blob & { name?: string }>) => {
     const next: Job[] = []
     for (const file of files) {
       next.push({
@@ -149,7 +152,7 @@ function Gallery() {
       })
     }
     if (next.length) setJobs((all) => [...all, ...next])
-  }
+  }, [])
 
   function dismiss(job: Job) {
     job.controller.abort()
@@ -167,7 +170,7 @@ function Gallery() {
     }
     document.addEventListener('paste', onPaste)
     return () => document.removeEventListener('paste', onPaste)
-  }, [])
+  }, [add])
 
   function onDrop(event: On.Drag) {
     event.preventDefault()
@@ -197,6 +200,7 @@ function Gallery() {
         {page && <p className="text-sm text-muted">共 {page.total} 张</p>}
       </div>
 
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping files is the mouse's way; the keyboard's are the 选择图片 button inside and paste */}
       <div
         part="dropzone"
         data-testid="dropzone"
@@ -346,51 +350,5 @@ function Gallery() {
         actions={(image) => <CopyButtons image={image} />}
       />
     </section>
-  )
-}
-
-/** Copy as URL, Markdown or HTML. */
-export function CopyButtons({ image, compact }: { image: Image; compact?: boolean }) {
-  const copy = (format: LinkFormat) => void copyText(imageLink(image, format))
-  return (
-    <div role="group" aria-label="复制链接" className="flex-1 flex items-center gap-1 min-w-0">
-      {LINK_FORMATS.map(({ format, label }) => (
-        <button
-          key={format}
-          type="button"
-          onClick={() => copy(format)}
-          aria-label={`复制 ${label} 链接`}
-          title={`复制 ${label}`}
-          className={`h-8 rounded-md border border-line text-xs text-muted hover:border-primary hover:text-primary ${compact ? 'flex-1 min-w-0 px-1' : 'px-3'}`}
-        >
-          {compact && format === 'markdown' ? 'MD' : label}
-        </button>
-      ))}
-    </div>
-  )
-}
-
-export function SmallButton({ label, d, onClick, danger }: { label: string; d: string; onClick: () => void; danger?: boolean }) {
-  return (
-    <button
-      type="button"
-      aria-label={label}
-      title={label}
-      onClick={onClick}
-      className={`size-8 shrink-0 grid place-items-center rounded-md text-muted hover:bg-raised ${danger ? 'hover:text-danger' : 'hover:text-ink'}`}
-    >
-      <svg
-        viewBox="0 0 24 24"
-        className="size-4"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="1.8"
-        strokeLinecap="round"
-        strokeLinejoin="round"
-        aria-hidden="true"
-      >
-        <path d={d} />
-      </svg>
-    </button>
   )
 }

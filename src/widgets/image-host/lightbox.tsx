@@ -4,6 +4,7 @@ import type { Image } from '../../core/upload'
 import { Dialog } from '../../ui/dialog'
 import { SM, useMedia } from '../../ui/use-media'
 import { absoluteUrl, formatBytes } from './state'
+import { useEffectEvent } from '../../ui/use-effect-event'
 
 interface LightboxProps {
   images: Image[]
@@ -25,13 +26,13 @@ export function Lightbox({ images, index, onIndex, onClose, onDelete, actions }:
   const boxRef = useRef<HTMLDivElement>(null)
 
   // The keys work wherever focus is in the dialog (it starts on the close button, outside the box).
+  const handleKey = useEffectEvent((event: Event) => onKeyDown(event as KeyboardEvent))
   useEffect(() => {
     const dialog = boxRef.current?.closest('dialog')
     if (!open || !dialog) return
-    const listener = (event: Event) => onKeyDown(event as KeyboardEvent)
-    dialog.addEventListener('keydown', listener)
-    return () => dialog.removeEventListener('keydown', listener)
-  }, [open, count])
+    dialog.addEventListener('keydown', handleKey)
+    return () => dialog.removeEventListener('keydown', handleKey)
+  }, [open])
 
   function step(by: number) {
     if (index === null || count < 2) return

@@ -5,6 +5,7 @@ import { configure } from '../../core/config'
 import { installGlobalListeners } from '../../core/events'
 import { $loginOpen, $systemConfig, $toasts, $token } from '../../core/stores'
 import { EVENT_LOGIN, EVENT_WX_LOGIN } from '../../core/wire'
+import { writeCookie } from '../../../tests/unit/helpers/cookie'
 
 // The login dialog's 微信登录 (src/ui/login/login-dialog.tsx): hidden when the server has no WeChat
 // app, the terms first, a popup on the authorize address, and after the popup's wx_login_success
@@ -65,12 +66,12 @@ async function dialog() {
 
 describe('微信登录 in the login dialog', () => {
   it('is hidden when system.json says wechatLogin: false', async () => {
-    $systemConfig.set({ permissionCodes: {}, wechatLogin: false } as never)
+    $systemConfig.set({ permissionCodes: {}, wechatLogin: false })
     expect(button(await dialog(), '微信登录')).toBeUndefined()
   })
 
   it('asks for the terms, then opens the authorize address in a popup', async () => {
-    $systemConfig.set({ permissionCodes: {}, wechatLogin: true } as never)
+    $systemConfig.set({ permissionCodes: {}, wechatLogin: true })
     const d = await dialog()
     button(d, '微信登录')!.click()
     await vi.waitFor(() => expect(d.textContent).toContain('请勾选同意后再登录'))
@@ -87,7 +88,7 @@ describe('微信登录 in the login dialog', () => {
   })
 
   it('after the popup: the user, 登录成功！ and 绑定手机号 for a new WeChat account', async () => {
-    $systemConfig.set({ permissionCodes: {}, wechatLogin: true } as never)
+    $systemConfig.set({ permissionCodes: {}, wechatLogin: true })
     const d = await dialog()
     d.querySelector<HTMLInputElement>('input[type=checkbox]')!.click()
     await flush()
@@ -96,12 +97,12 @@ describe('微信登录 in the login dialog', () => {
     // written in the popup may reach this window a moment after the event (Chromium)
     window.dispatchEvent(new CustomEvent(EVENT_WX_LOGIN, { detail: { accountId: 'w1', needPhone: true } }))
     await new Promise((r) => setTimeout(r, 250))
-    document.cookie = 'lingxi_token=wxtoken; path=/'
+    writeCookie('lingxi_token=wxtoken; path=/')
     await vi.waitFor(() => expect($toasts.get().map((t) => t.message)).toContain('登录成功！'))
     expect($token.get()).toBe('wxtoken')
     await vi.waitFor(() => expect($loginOpen.get()).toBe('modify-phone'))
     await vi.waitFor(() => expect(document.querySelector('lingxi-login')!.shadowRoot!.querySelector('dialog')!.getAttribute('aria-label')).toBe('绑定手机号'))
-    document.cookie = 'lingxi_token=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT'
+    writeCookie('lingxi_token=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT')
   })
 
   it('a redirect login of an account without a phone (empty phone in ?login=) opens 绑定手机号', async () => {

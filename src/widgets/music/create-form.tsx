@@ -155,10 +155,10 @@ export function CreateForm() {
 
   return (
     <form onSubmit={handleSubmit} noValidate aria-label="创作音乐" className="rounded-card border border-line bg-surface p-4 flex flex-col gap-4">
-      <div role="group" aria-label="创作模式" className="flex p-1 rounded-lg bg-raised">
+      <fieldset aria-label="创作模式" className="min-w-0 flex p-1 rounded-lg bg-raised">
         {tab('simple', '灵感模式')}
         {tab('custom', '自定义模式')}
-      </div>
+      </fieldset>
 
       {mode === 'simple' ? (
         <>
@@ -202,7 +202,7 @@ export function CreateForm() {
               className={`${inputClass} h-10`}
               {...aria('tags')}
             />
-            <div className="mt-2 flex flex-wrap gap-1.5" role="group" aria-label="常用风格">
+            <fieldset className="min-w-0 mt-2 flex flex-wrap gap-1.5" aria-label="常用风格">
               {STYLE_CHIPS.map((tag) => (
                 <button
                   key={tag}
@@ -213,7 +213,7 @@ export function CreateForm() {
                   {tag}
                 </button>
               ))}
-            </div>
+            </fieldset>
           </FieldBox>
           {!instrumental && (
             <FieldBox

@@ -10,7 +10,7 @@ const busy = (p: PlayerState) => p.status === 'playing' || p.status === 'loading
 
 /** A file name for the download link: the title without characters file systems refuse. */
 function fileName(song: Song): string {
-  const base = (song.title || 'lingxi-music').replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim() || 'lingxi-music'
+  const base = (song.title || 'lingxi-music').replace(/[\\/:*?"<>|\p{Cc}]+/gu, ' ').trim() || 'lingxi-music'
   const ext = /\.(mp3|wav|ogg|m4a|flac)(\?|$)/i.exec(song.audioUrl ?? '')?.[1]?.toLowerCase() ?? 'mp3'
   return `${base}.${ext}`
 }
@@ -48,7 +48,7 @@ function Controls({ player, size = 'large' }: { player: PlayerState; size?: 'lar
   const canPlay = player.song ? isPlayable(player.song) : $songs.get().list.some(isPlayable)
   const playing = busy(player)
   return (
-    <div className="flex items-center gap-1" role="group" aria-label="播放控制">
+    <fieldset className="min-w-0 flex items-center gap-1" aria-label="播放控制">
       <IconButton
         label="上一首"
         glyph="previous"
@@ -72,7 +72,7 @@ function Controls({ player, size = 'large' }: { player: PlayerState; size?: 'lar
         )}
       </button>
       <IconButton label="下一首" glyph="next" filled onClick={() => playNext()} disabled={!hasNext()} />
-    </div>
+    </fieldset>
   )
 }
 
@@ -126,14 +126,13 @@ export function Player() {
         <Seek player={player} />
       </div>
       {song && lyrics && (
-        <div
-          role="region"
+        <section
           aria-label="歌词"
           data-testid="lyrics"
           className="mt-3 max-h-72 overflow-y-auto rounded-lg bg-raised p-4 text-sm leading-7 whitespace-pre-wrap"
         >
           {song.lyric?.trim() ? song.lyric : song.instrumental ? '纯音乐，无歌词' : '暂无歌词'}
-        </div>
+        </section>
       )}
     </section>
   )

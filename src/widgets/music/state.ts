@@ -1,3 +1,4 @@
+import type { Song as WireSong } from '@lingxi/server/wire'
 import { atom } from 'nanostores'
 import { shared } from '../../core/shared'
 
@@ -5,35 +6,20 @@ import { shared } from '../../core/shared'
 // (actions.ts); the player's own state is player-state.ts, which the host reads alone.
 
 /**
+ * A song of the music wire (`@lingxi/server/wire`, type-only). Its status:
  * - `submitted`: accepted, not queued upstream yet.
  * - `queued`: waiting upstream.
  * - `streaming`: being generated; already playable from the upstream's stream URL.
  * - `complete`: finished and copied into Lingxi's storage.
  * - `error`: failed (`errorMessage` says why).
+ * audioUrl is Lingxi storage, or the upstream's stream URL while `streaming` (null until playable);
+ * duration is in seconds (null until known); demo: made by the offline demo composer, not by Suno.
  */
-export type SongStatus = 'submitted' | 'queued' | 'streaming' | 'complete' | 'error'
-
-export interface Song {
-  songId: string
-  taskId: string
-  title: string
-  tags: string
-  lyric: string
-  prompt: string
-  instrumental: boolean
-  status: SongStatus
-  /** Lingxi storage, or the upstream's stream URL while `streaming`; null until playable. */
-  audioUrl: string | null
-  imageUrl: string | null
-  /** Seconds; null until known. */
-  duration: number | null
-  errorMessage: string | null
-  /** Made by the offline demo composer, not by Suno. */
-  demo: boolean
-  createTime: number
-  /** 0–100 when the server reports it (not in the wire doc: the widget estimates otherwise). */
+export type Song = WireSong & {
+  /** 0–100 when the server reports it (not in the wire: the widget estimates otherwise). */
   progress?: number
 }
+export type { SongStatus } from '@lingxi/server/wire'
 
 export interface MusicList {
   /** Newest first: the pages loaded so far. */

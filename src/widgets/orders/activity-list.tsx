@@ -38,74 +38,74 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
   const filtered = Boolean(platform || status || keyword)
   return (
     <div>
-      <form
-        role="search"
-        aria-label="筛选任务"
-        onSubmit={(e: On.Submit) => {
-          e.preventDefault()
-          // The field itself: an edit in the same tick as the submit is not rendered yet.
-          const field = (e.target as HTMLFormElement).querySelector('input[type=search]') as HTMLInputElement | null
-          setKeyword((field?.value ?? typed).trim())
-        }}
-        className="flex flex-wrap items-center gap-2"
-      >
-        <label className="sr-only" htmlFor={`${id}-platform`}>
-          发布平台
-        </label>
-        <select
-          id={`${id}-platform`}
-          value={platform}
-          onChange={(e) => setPlatform((e.target as HTMLSelectElement).value as ActivityPlatform | '')}
-          className={selectClass}
+      <search aria-label="筛选任务">
+        <form
+          onSubmit={(e: On.Submit) => {
+            e.preventDefault()
+            // The field itself: an edit in the same tick as the submit is not rendered yet.
+            const field = (e.target as HTMLFormElement).querySelector('input[type=search]') as HTMLInputElement | null
+            setKeyword((field?.value ?? typed).trim())
+          }}
+          className="flex flex-wrap items-center gap-2"
         >
-          <option value="">全部平台</option>
-          {PLATFORMS.map((p) => (
-            <option key={p.value} value={p.value}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-        <label className="sr-only" htmlFor={`${id}-status`}>
-          任务状态
-        </label>
-        <select
-          id={`${id}-status`}
-          value={status}
-          onChange={(e) => setStatus((e.target as HTMLSelectElement).value as ActivityStatus | '')}
-          className={selectClass}
-        >
-          {STATUSES.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-        <div className="flex-1 min-w-48 flex">
-          <label className="sr-only" htmlFor={`${id}-keyword`}>
-            关键词
+          <label className="sr-only" htmlFor={`${id}-platform`}>
+            发布平台
           </label>
-          <input
-            id={`${id}-keyword`}
-            type="search"
-            value={typed}
-            maxLength={KEYWORD_MAX}
-            onInput={(e) => {
-              const v = (e.target as HTMLInputElement).value
-              setTyped(v)
-              if (!v.trim() && keyword) setKeyword('')
-            }}
-            placeholder="搜索任务标题或要求"
-            className="flex-1 min-w-0 h-9 px-3 rounded-l-lg border border-line bg-raised text-sm text-ink placeholder:text-muted outline-none focus:border-primary"
-          />
-          <button
-            type="submit"
-            aria-label="搜索"
-            className="h-9 px-3 rounded-r-lg border border-l-0 border-line text-muted hover:text-ink hover:border-primary"
+          <select
+            id={`${id}-platform`}
+            value={platform}
+            onChange={(e) => setPlatform((e.target as HTMLSelectElement).value as ActivityPlatform | '')}
+            className={selectClass}
           >
-            <Icon name="search" className="size-4" />
-          </button>
-        </div>
-      </form>
+            <option value="">全部平台</option>
+            {PLATFORMS.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+          <label className="sr-only" htmlFor={`${id}-status`}>
+            任务状态
+          </label>
+          <select
+            id={`${id}-status`}
+            value={status}
+            onChange={(e) => setStatus((e.target as HTMLSelectElement).value as ActivityStatus | '')}
+            className={selectClass}
+          >
+            {STATUSES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <div className="flex-1 min-w-48 flex">
+            <label className="sr-only" htmlFor={`${id}-keyword`}>
+              关键词
+            </label>
+            <input
+              id={`${id}-keyword`}
+              type="search"
+              value={typed}
+              maxLength={KEYWORD_MAX}
+              onInput={(e) => {
+                const v = (e.target as HTMLInputElement).value
+                setTyped(v)
+                if (!v.trim() && keyword) setKeyword('')
+              }}
+              placeholder="搜索任务标题或要求"
+              className="flex-1 min-w-0 h-9 px-3 rounded-l-lg border border-line bg-raised text-sm text-ink placeholder:text-muted outline-none focus:border-primary"
+            />
+            <button
+              type="submit"
+              aria-label="搜索"
+              className="h-9 px-3 rounded-r-lg border border-l-0 border-line text-muted hover:text-ink hover:border-primary"
+            >
+              <Icon name="search" className="size-4" />
+            </button>
+          </div>
+        </form>
+      </search>
 
       <div aria-live="polite" aria-busy={loading || undefined} className="mt-4">
         {items === null ? (

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react'
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react'
 import { ApiError, notifyError } from '../../core/api'
 import { confirm, toast } from '../../core/emit'
 import { formatTime } from '../../core/time'
@@ -23,7 +23,7 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
   const [busy, setBusy] = useState(false)
   const [claiming, setClaiming] = useState(false)
 
-  async function load() {
+  const load = useCallback(async () => {
     try {
       setDetail(await loadActivityDetail(activityId, sessionId))
       setFailed(null)
@@ -32,11 +32,11 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
       else setFailed('加载失败，请稍后重试')
       notifyError(error)
     }
-  }
+  }, [activityId, sessionId])
 
   useEffect(() => {
     void load()
-  }, [activityId, sessionId])
+  }, [load])
 
   const setOrder = (order: Order | null) => setDetail((d) => (d ? { ...d, myOrder: order } : d))
 

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react'
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react'
 import { formatTime } from '../../core/time'
 import { usePagedList } from '../../ui/use-paged-list'
 import { canClaim, detailHref, OrderStatusBadge, PAY_MOVING, PayStateBadge, refusal } from './parts'
@@ -25,18 +25,18 @@ export function MyOrders({ quality, base }: { quality: boolean; base: string }) 
     void orders.reload({ status })
   }, [status])
 
-  function paid(orderId: string, payState: PayState) {
+  const paid = useCallback((orderId: string, payState: PayState) => {
     orders.update((list) => list.map((o) => (o.orderId === orderId && o.payState !== payState ? { ...o, payState } : o)))
-  }
+  }, [])
 
   // Packets move on the server (sent, received, refunded) without anyone asking: follow them on the
   // account channel while one of them is on its way.
   const moving = items?.some((o) => o.status === 'approved' && PAY_MOVING.includes(o.payState)) ?? false
-  useEffect(() => (moving ? onRedPackState((s) => paid(s.orderId, s.payState)) : undefined), [moving])
+  useEffect(() => (moving ? onRedPackState((s) => paid(s.orderId, s.payState)) : undefined), [moving, paid])
 
   return (
     <div>
-      <div role="group" aria-label="按状态筛选" className="flex flex-wrap gap-2">
+      <fieldset aria-label="按状态筛选" className="min-w-0 flex flex-wrap gap-2">
         {FILTERS.map((s) => (
           <button
             key={s || 'all'}
@@ -48,7 +48,7 @@ export function MyOrders({ quality, base }: { quality: boolean; base: string }) 
             {s ? ORDER_STATUS_TEXT[s] : '全部'}
           </button>
         ))}
-      </div>
+      </fieldset>
       <div aria-live="polite" aria-busy={loading || undefined} className="mt-4">
         {items === null ? (
           <div role="status" className="py-16 grid place-items-center gap-3 text-muted text-sm">

@@ -1,5 +1,5 @@
 import { useStore } from '@nanostores/react'
-import { lazy, Suspense, useRef, useState } from 'react'
+import { lazy, Suspense, useRef, useState, type ReactNode } from 'react'
 import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import type * as On from '../../ui/events'
@@ -38,7 +38,7 @@ export function Orders({ quality, view, activityId, sessionId, basePath }: Order
   const token = useStore($token)
   const q = Boolean(quality)
   const base = (basePath || (q ? '/miracleOrders' : '/orders')).replace(/\/+$/, '')
-  let body
+  let body: ReactNode
   if (!token) {
     body = <LoggedOut icon={<Icon name={q ? 'quality' : 'orders'} className="size-7" />} title="登录后接单" blurb="承接内容任务，审核通过即得微信红包。" />
   } else if (view === 'detail' && activityId && sessionId) {

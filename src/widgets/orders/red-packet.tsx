@@ -4,6 +4,7 @@ import { EVENT_WX_LOGIN } from '../../core/wire'
 import { siteHref } from '../../ui/boot'
 import { Dialog } from '../../ui/dialog'
 import { claimRedPack, formatYuan, isPayFinal, PAY_STATE_TEXT, type PayState, type RedPackState } from './state'
+import { useEffectEvent } from '../../ui/use-effect-event'
 
 /** The two packet images (the host page preloads them). */
 export const PACKET_CLOSED = '/red-packet-closed.svg'
@@ -56,19 +57,19 @@ export function RedPacket({
 
   useEffect(() => () => controller.current?.abort(), [])
   // Bound WeChat in the popup: try again by itself.
-  const retry = useRef(open)
-  retry.current = open
+  const retry = useEffectEvent(() => void open())
   useEffect(() => {
     const again = () => {
-      if (phaseRef.current === 'refused') setTimeout(() => void retry.current(), 300)
+      if (phaseRef.current === 'refused') setTimeout(retry, 300)
     }
     addEventListener(EVENT_WX_LOGIN, again)
     return () => removeEventListener(EVENT_WX_LOGIN, again)
   }, [])
-  // Paid before: open on the amount and follow the state.
-  useEffect(() => {
+  // Paid before: open on the amount and follow the state (as the packet was when it mounted).
+  const openIfPaid = useEffectEvent(() => {
     if (alreadyPaid) void open()
-  }, [])
+  })
+  useEffect(() => openIfPaid(), [])
 
   useEffect(() => {
     if (phase !== 'open' || reduced() || !card.current?.animate) return

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net'
 import { ApiError } from '../../core/api'
 import { configure } from '../../core/config'
 import { $token } from '../../core/stores'
-import { claimRedPack, draftOrder, formatWindow, formatYuan, listActivities, loadMyOrders, submitOrder, validateSubmission, wechatAuthorizeUrl } from './state'
+import { wechatAuthorizeUrl } from '../../core/wechat'
+import { claimRedPack, draftOrder, formatWindow, formatYuan, listActivities, loadMyOrders, submitOrder, validateSubmission } from './state'
 
 // The order-platform core against a loopback fake of docs/orders-wire.md, with the chat
 // pipeline's stream frames for AI 起草.

@@ -1,68 +1,25 @@
+import type {
+  Activity,
+  ActivityDetail,
+  ActivityPlatform,
+  ActivityStatus,
+  Order,
+  OrderStatus,
+  PayState,
+  SessionStatus,
+  RedPackResult,
+  RedPackState as WireRedPackState
+} from '@lingxi/server/wire'
 import { onAccountEvent } from '../../core/account-events'
 import { ApiError, request } from '../../core/api'
 import type { Paged } from '../../core/paged-list'
 import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplyStart } from '../../core/tool-reply'
 
-// Shapes and calls: docs/orders-wire.md (order platforms, red packets, WeChat login).
+// Shapes and calls: docs/orders-wire.md (order platforms, red packets, WeChat login); the wire
+// objects are the server's (`@lingxi/server/wire`, type-only). PayState is `none` until paid, then
+// WeChat Pay v2 `gethbinfo`'s states (wire spelling `RFUND_ING`).
 
-export type ActivityPlatform = 'xiaohongshu' | 'douyin' | 'wechat_mp' | 'weibo' | 'bilibili' | 'other'
-export type ActivityStatus = 'upcoming' | 'open' | 'ended'
-export type SessionStatus = 'upcoming' | 'open' | 'full' | 'ended'
-export type OrderStatus = 'taken' | 'submitted' | 'approved' | 'rejected' | 'cancelled' | 'expired'
-/** `none` until paid; then WeChat Pay v2 `gethbinfo`'s states (wire spelling `RFUND_ING`). */
-export type PayState = 'none' | 'SENDING' | 'SENT' | 'FAILED' | 'RECEIVED' | 'RFUND_ING' | 'REFUND'
-
-export interface ActivitySession {
-  activitySessionId: string
-  activityId: string
-  /** 第 1 场 */
-  name: string
-  startTime: number
-  endTime: number
-  places: number
-  placesLeft: number
-  status: SessionStatus
-}
-
-export interface Activity {
-  activityId: string
-  title: string
-  /** Markdown allowed. */
-  brief: string
-  requirements: string
-  platform: ActivityPlatform
-  /** 小红书 / 抖音 / 公众号 … */
-  platformName: string
-  /** 优质 (the /miracleOrders platform). */
-  quality: boolean
-  rewardFen: number
-  budgetFen: number
-  /** Approved rewards so far. */
-  spentFen: number
-  startTime: number
-  endTime: number
-  status: ActivityStatus
-  cover: string | null
-  sessions: ActivitySession[]
-}
-
-export interface Order {
-  orderId: string
-  activityId: string
-  activitySessionId: string
-  status: OrderStatus
-  draft: string
-  link: string | null
-  /** Lingxi storage URLs. */
-  screenshots: string[]
-  rejectReason: string | null
-  rewardFen: number
-  payState: PayState
-  takeTime: number
-  submitTime: number | null
-  reviewTime: number | null
-  activity: Pick<Activity, 'title' | 'platformName' | 'quality'>
-}
+export type { Activity, ActivityDetail, ActivityPlatform, ActivityStatus, Order, OrderStatus, PayState, SessionStatus }
 
 export interface ActivityQuery {
   quality: boolean
@@ -80,26 +37,12 @@ export interface OrderQuery {
   pageSize?: number
 }
 
-export interface ActivityDetail {
-  activity: Activity
-  session: ActivitySession
-  myOrder: Order | null
-}
-
-export interface RedPackState {
-  orderId: string
-  payState: PayState
-  /** The server is sending it right now (payState still `none`): 发放中, its outcome follows. */
-  paying?: boolean
-  mchBillno: string
-  amountFen: number
-  sendTime?: number | null
-  receiveTime?: number | null
-  /** Paid by the offline demo payer: no money moved (say so). */
-  demo?: boolean
-  /** Why it is not (yet) paid, as WeChat said, in Chinese. */
-  failReason?: string | null
-}
+/**
+ * A red packet's state: what `wx-red-pack/v2/send` answers, and what `check-state` and the account
+ * channel's `redpack` event carry (with its send and receive times). paying: the server is sending
+ * it right now (payState still `none`); demo: paid by the offline demo payer, no money moved.
+ */
+export type RedPackState = RedPackResult & Partial<Pick<WireRedPackState, 'sendTime' | 'receiveTime'>>
 
 export const ORDER_PAGE_SIZE = 12
 /** How often a red packet's state is checked while it is on its way. */
@@ -363,5 +306,3 @@ export async function claimRedPack(orderId: string, opts: WatchRedPackOptions = 
     off()
   }
 }
-
-export { bindWechat, wechatAuthorizeUrl } from '../../core/wechat'

@@ -20,6 +20,7 @@ export function Submit({ busy, disabled, children }: { busy: boolean; disabled?:
 
 export function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: children is the control (a select or an input), which the label wraps
     <label className="block min-w-0">
       <span className="block mb-1 text-xs text-muted">{label}</span>
       {children}

@@ -21,6 +21,8 @@ export default function GalleryView() {
   const more = page !== null && page.list.length < page.total
 
   // Infinite scroll: the sentinel under the grid asks for the next page as it comes into view.
+  // Observed anew after each page, so a sentinel still in view asks for the next one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: page?.pageNum: observed anew after each page (above)
   useEffect(() => {
     const el = sentinel.current
     if (!el || !more || typeof IntersectionObserver === 'undefined') return

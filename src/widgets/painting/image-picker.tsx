@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { notifyError } from '../../core/api'
 import { UPLOAD_ACCEPT, uploadImage } from '../../core/upload'
+import { useEffectEvent } from '../../ui/use-effect-event'
 
 interface Item {
   id: number
@@ -37,15 +38,20 @@ export function ImagePicker({ max, label, onChange, hint, testId }: Props) {
   const input = useRef<HTMLInputElement>(null)
   const [dragging, setDragging] = useState(false)
 
+  const report = useEffectEvent(onChange)
   useEffect(() => {
     const urls = items.filter((i) => i.url).map((i) => i.url!)
-    onChange(
+    report(
       urls,
       items.some((i) => !i.url && !i.error)
     )
   }, [items])
 
-  useEffect(() => () => items.forEach((i) => i.controller.abort()), [])
+  // Uploads still running stop when the picker goes (the items of the last render, not the first).
+  const abortAll = useEffectEvent(() => {
+    for (const i of items) i.controller.abort()
+  })
+  useEffect(() => () => abortAll(), [])
 
   const update = (id: number, patch: Partial<Item>) => setItems((list) => list.map((i) => (i.id === id ? { ...i, ...patch } : i)))
 

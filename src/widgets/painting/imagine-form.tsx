@@ -11,7 +11,7 @@ import {
   type PromptOptionKey
 } from '@lingxi/shared/mj-prompt'
 import { useStore } from '@nanostores/react'
-import { useEffect, useId, useMemo, useRef, useState } from 'react'
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
@@ -26,10 +26,10 @@ export function ImagineForm({ initialPrompt }: { initialPrompt?: string }) {
   const [text, setTextState] = useState(() => $paintingDraft.get() ?? initialPrompt ?? '')
   // What the textarea holds now (a submit right after typing must not see an older render's text).
   const latest = useRef(text)
-  const setText = (next: string | ((before: string) => string)) => {
+  const setText = useCallback((next: string | ((before: string) => string)) => {
     latest.current = typeof next === 'function' ? next(latest.current) : next
     setTextState(latest.current)
-  }
+  }, [])
   const [images, setImages] = useState<string[]>([])
   const [uploading, setUploading] = useState(false)
   const [pickerKey, setPickerKey] = useState(0)
@@ -42,7 +42,7 @@ export function ImagineForm({ initialPrompt }: { initialPrompt?: string }) {
     if (draft === null) return
     setText(draft)
     $paintingDraft.set(null)
-  }, [draft])
+  }, [draft, setText])
 
   const set = <K extends PromptOptionKey>(key: K, value: ParsedPrompt[K] | undefined) => setText((t) => setPromptOption(t, key, value))
 

@@ -1,3 +1,4 @@
+import type { BlendDimensions, GalleryItem, PaintingTask, Paged, SdOptions, TaskAction, TaskButton, TaskStatus } from '@lingxi/server/wire'
 import { atom, map } from 'nanostores'
 import { accountChannelOpen, onAccountEvent } from '../../core/account-events'
 import { getJson, request } from '../../core/api'
@@ -6,56 +7,12 @@ import { shared } from '../../core/shared'
 import { $token } from '../../core/stores'
 import { EVENT_NAVIGATE } from '../../core/wire'
 
-// Shapes and calls: docs/painting-wire.md.
+// Shapes and calls: docs/painting-wire.md; the wire objects are the server's (`@lingxi/server/wire`, type-only).
 
-export type TaskStatus = 'NOT_START' | 'SUBMITTED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE' | 'INTERRPUT' | 'TIMEOUT'
-export type TaskAction = 'IMAGINE' | 'UPSCALE' | 'VARIATION' | 'REROLL' | 'PAN' | 'DESCRIBE' | 'BLEND' | 'TXT2IMG'
-export type PanDirection = 'left' | 'right' | 'up' | 'down'
-export type BlendDimensions = 'PORTRAIT' | 'SQUARE' | 'LANDSCAPE'
+export type { BlendDimensions, PaintingTask, SdOptions, TaskAction, TaskButton, TaskStatus }
 
-export interface TaskButton {
-  label: string
-  action: 'UPSCALE' | 'VARIATION' | 'REROLL' | 'PAN' | 'PROMPT'
-  index?: number
-  direction?: PanDirection
-}
-
-export interface PaintingTask {
-  taskId: string
-  kind: 'mj' | 'sd'
-  action: TaskAction
-  status: TaskStatus
-  progress: number
-  prompt: string
-  promptEn: string
-  parentId: string | null
-  index: number | null
-  imageUrl: string | null
-  thumbUrl: string | null
-  width: number | null
-  height: number | null
-  prompts: string[]
-  buttons: TaskButton[]
-  failReason: string | null
-  demo: boolean
-  published: boolean
-  params: Record<string, unknown> | null
-  createTime: number
-  updateTime: number
-}
-
-export interface SdSize {
-  label: string
-  width: number
-  height: number
-}
-
-export interface SdOptions {
-  samplers: string[]
-  sizes: SdSize[]
-  defaults: { steps: number; cfgScale: number; sampler: string; width: number; height: number }
-  demo: boolean
-}
+/** A published work of `gallery/list`; `author` is the masked nickname. */
+export type GalleryWork = GalleryItem
 
 export interface SdInput {
   prompt: string
@@ -68,25 +25,7 @@ export interface SdInput {
   seed?: number
 }
 
-export interface GalleryWork {
-  workId: string
-  taskId: string
-  imageUrl: string
-  thumbUrl: string
-  width: number
-  height: number
-  prompt: string
-  author: string
-  publishTime: number
-  mine: boolean
-}
-
-export interface PagedList<T> {
-  list: T[]
-  total: number
-  pageNum: number
-  pageSize: number
-}
+export type PagedList<T> = Paged<T>
 
 /** /config/MJHelper.json: categories of words, Chinese labels, English values. */
 export interface MjHelperConfig {
@@ -110,7 +49,6 @@ export const PAINTING_LIMITS = {
 } as const
 /** Polling interval for unfinished jobs while the account channel is closed. */
 export const PAINTING_POLL_MS = 3000
-export const CODE_NO_PAINTING_ALLOWANCE = 40200001
 
 export const STATUS_TEXT: Record<TaskStatus, string> = {
   NOT_START: '排队中',

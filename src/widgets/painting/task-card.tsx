@@ -192,7 +192,7 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
       {task.action === 'DESCRIBE' && task.prompts.length > 0 && (
         <ol className="mt-3 space-y-1.5 text-sm" aria-label="识图得到的提示词">
           {task.prompts.map((p, n) => (
-            <li key={n} className="flex gap-2">
+            <li key={p} className="flex gap-2">
               <span className="shrink-0 font-semibold text-primary">{n + 1}.</span>
               <span className="break-words">{p}</span>
             </li>
@@ -201,7 +201,7 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
       )}
 
       {(task.buttons.length > 0 || !finished) && (
-        <div role="group" aria-label="操作" className="mt-3 flex flex-wrap gap-1.5">
+        <fieldset aria-label="操作" className="min-w-0 mt-3 flex flex-wrap gap-1.5">
           {task.buttons.map((b) => {
             const key = buttonKey(b)
             const loading = pending === key
@@ -239,7 +239,7 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
               {pending === 'stop' ? '正在停止…' : '停止'}
             </button>
           )}
-        </div>
+        </fieldset>
       )}
     </article>
   )

@@ -1,5 +1,5 @@
 import { useStore } from '@nanostores/react'
-import { useEffect, useRef, useState } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState } from 'react'
 import { logout } from '../../core/auth'
 import { confirm } from '../../core/emit'
 import { copyText, formatCount, maskPhone } from '../../core/format'
@@ -8,10 +8,15 @@ import { $loginOpen, $user } from '../../core/stores'
 import type { LoginUser, MenuItem } from '../../core/types'
 import { siteHref } from '../../ui/boot'
 import type { ElementProps } from '../../ui/define'
-import { Dialog } from '../../ui/dialog'
 import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
 import { SM, useMedia } from '../../ui/use-media'
+
+// The panel's dialog loads when the panel first opens: a page shows only the header button.
+const Dialog = lazy(() => import('../../ui/dialog').then((m) => ({ default: m.Dialog })))
+// So does its theme control (only the host page has one), fetched beside the dialog.
+const loadThemePicker = () => import('./theme-picker')
+const ThemePicker = lazy(() => loadThemePicker().then((m) => ({ default: m.ThemePicker })))
 
 /**
  * @summary The signed-in person: a header button (masked phone with a menu) and the profile panel
@@ -65,7 +70,7 @@ export function Profile(_: ElementProps) {
   }
 
   return (
-    <div ref={rootRef} className="relative" onKeyDown={handleMenuKey}>
+    <div ref={rootRef} className="relative">
       <button
         type="button"
         part="trigger"
@@ -85,15 +90,29 @@ export function Profile(_: ElementProps) {
         <div
           role="menu"
           aria-label="账号菜单"
+          onKeyDown={handleMenuKey}
           className="absolute right-0 top-12 z-20 w-44 py-1 rounded-xl border border-line bg-surface shadow-2xl lx-fade-in"
         >
-          <MenuButton icon="user" label="个人信息" onClick={() => pick(() => setPanelOpen(true))} />
+          <MenuButton
+            icon="user"
+            label="个人信息"
+            onClick={() =>
+              pick(() => {
+                loadThemePicker()
+                setPanelOpen(true)
+              })
+            }
+          />
           <MenuLink icon="center" label="个人中心" href={siteHref('/usercenter?id=general')} onClick={() => setMenuOpen(false)} />
           <MenuButton icon="phone" label="修改手机号" onClick={() => pick(() => $loginOpen.set('modify-phone'))} />
           <MenuButton icon="logout" label="退出登录" onClick={() => pick(handleLogout)} />
         </div>
       )}
-      <ProfilePanel open={panelOpen} onClose={() => setPanelOpen(false)} user={user} />
+      {panelOpen && (
+        <Suspense fallback={null}>
+          <ProfilePanel open onClose={() => setPanelOpen(false)} user={user} />
+        </Suspense>
+      )}
     </div>
   )
 }
@@ -164,6 +183,9 @@ function ProfilePanel({ open, onClose, user }: { open: boolean; onClose: () => v
           </ul>
         </nav>
       )}
+      <Suspense fallback={null}>
+        <ThemePicker />
+      </Suspense>
       <div className="mt-5 flex flex-col gap-2">
         <a href={siteHref('/usercenter?id=general')} onClick={onClose} className="flex items-center gap-2 h-10 px-3 rounded-lg hover:bg-raised">
           <Icon name="center" className="size-4 text-muted" /> 个人中心

@@ -99,7 +99,7 @@ export function RoleForm({ role, tags, onSaved }: RoleFormProps) {
             className="w-full h-10 px-3 rounded-lg border border-line bg-raised text-center text-xl outline-none focus:border-primary"
           />
         </div>
-        <div role="group" aria-label="选择头像" className="flex flex-wrap gap-1">
+        <fieldset aria-label="选择头像" className="min-w-0 flex flex-wrap gap-1">
           {AVATARS.map((a) => (
             <button
               key={a}
@@ -112,7 +112,7 @@ export function RoleForm({ role, tags, onSaved }: RoleFormProps) {
               {a}
             </button>
           ))}
-        </div>
+        </fieldset>
       </div>
       {errors.avatar && (
         <p role="alert" className="-mt-2 text-sm text-danger">

@@ -1,5 +1,5 @@
 import { useStore } from '@nanostores/react'
-import { useEffect, useState, type ReactNode } from 'react'
+import { useCallback, useEffect, useState, type ReactNode } from 'react'
 import { notifyError } from '../../core/api'
 import { confirm } from '../../core/emit'
 import { $token } from '../../core/stores'
@@ -70,10 +70,10 @@ function RoleRepository() {
   }, [typed])
 
   // An answer to an older filter or search is ignored.
-  const reload = () => roles.reload({ filter, keyword })
+  const reload = useCallback(() => roles.reload({ filter, keyword }), [filter, keyword])
   useEffect(() => {
     void reload()
-  }, [filter, keyword])
+  }, [reload])
 
   async function handleStart(role: Role) {
     if (starting) return
@@ -140,7 +140,7 @@ function RoleRepository() {
           创建角色
         </button>
       </div>
-      <div role="group" aria-label="按标签筛选" className="mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] sm:flex-wrap">
+      <fieldset aria-label="按标签筛选" className="min-w-0 mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] sm:flex-wrap">
         {chip(ALL, '全部')}
         {tags?.map((t) =>
           chip(
@@ -152,7 +152,7 @@ function RoleRepository() {
           )
         )}
         {chip(MINE, '我的')}
-      </div>
+      </fieldset>
 
       {!page && loading && <Spinner label="加载角色" />}
       {page && list.length === 0 && !loading && (

@@ -1,3 +1,4 @@
+import type { Role, RoleTag, Topic } from '@lingxi/server/wire'
 import { atom } from 'nanostores'
 import { request } from '../../core/api'
 import { emit } from '../../core/emit'
@@ -6,30 +7,11 @@ import type { Paged } from '../../core/paged-list'
 import { shared } from '../../core/shared'
 import { EVENT_NAVIGATE } from '../../core/wire'
 
-// Shapes and calls: docs/chat-wire.md (role-play).
+// Shapes and calls: docs/chat-wire.md (role-play); the wire objects are the server's
+// (`@lingxi/server/wire`, type-only). A role's avatar is an emoji or a Lingxi image URL; mine: I may
+// edit and delete it. A tag's count is the number of roles carrying it.
 
-export interface RoleTag {
-  tagId: string
-  name: string
-  /** Roles carrying the tag. */
-  count: number
-}
-
-export interface Role {
-  roleId: string
-  name: string
-  /** An emoji or a Lingxi image URL. */
-  avatar: string
-  description: string
-  systemPrompt: string
-  welcomeMessage: string | null
-  tags: { tagId: string; name: string }[]
-  isPublic: boolean
-  /** Mine: I may edit and delete it. */
-  mine: boolean
-  createTime: number
-  updateTime: number
-}
+export type { Role, RoleTag }
 
 export interface RoleQuery {
   tagId?: string
@@ -113,11 +95,7 @@ export async function deleteRole(roleId: string): Promise<void> {
 }
 
 /** The topic a role conversation starts in (the chat's own shape has more: see the chat's state). */
-export interface RoleTopic {
-  topicId: string
-  name: string
-  roleId: string | null
-}
+export type RoleTopic = Pick<Topic, 'topicId' | 'name' | 'roleId'>
 
 /**
  * Starts a conversation with a role: a topic named after it (its welcome message first) is left

@@ -43,6 +43,8 @@ export function Toaster(_: ElementProps) {
         className="fixed inset-auto m-0 p-0 border-0 bg-transparent overflow-visible left-1/2 -translate-x-1/2 top-4 flex flex-col items-center gap-2 pointer-events-none w-[min(92vw,420px)]"
       >
         {toasts.map((t) => (
+          // biome-ignore lint/a11y/useKeyWithClickEvents: a click dismisses a toast early, a mouse shortcut; toasts leave by themselves and take no tab stop (the live region reads them)
+          // biome-ignore lint/a11y/noStaticElementInteractions: as above
           <div
             key={t.id}
             part="toast"

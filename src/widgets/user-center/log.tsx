@@ -32,7 +32,7 @@ export function Log<T extends { id: string }>({
       })
       .catch((e) => ticket === latest.current && notifyError(e))
       .finally(() => ticket === latest.current && setLoading(false))
-  }, [pageNum, ...deps])
+  }, [pageNum, load, ...deps])
 
   const pages = page ? Math.max(1, Math.ceil(page.total / LOG_PAGE_SIZE)) : 1
   if (!page) return loading ? <Spinner label={`加载${label}`} /> : null

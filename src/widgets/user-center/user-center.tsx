@@ -129,7 +129,7 @@ function Center({ tab, user }: { tab: UserCenterTab; user: LoginUser }) {
           </button>
         ))}
       </div>
-      <div role="tabpanel" id={`lx-uc-panel-${current}`} aria-labelledby={`lx-uc-tab-${current}`} tabIndex={0} className="pt-6 outline-none">
+      <div role="tabpanel" id={`lx-uc-panel-${current}`} aria-labelledby={`lx-uc-tab-${current}`} className="pt-6">
         {current === 'general' && <General user={user} />}
         {current === 'card' && <Card />}
         {current === 'setting' && <Setting user={user} />}

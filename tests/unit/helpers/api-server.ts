@@ -47,7 +47,7 @@ export async function startApi(routes: Record<string, Handler> = {}) {
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const text = Buffer.concat(chunks).toString('utf8')
     const url = new URL(req.url ?? '/', 'http://x')
-    let body: unknown = undefined
+    let body: unknown
     try {
       body = text ? JSON.parse(text) : undefined
     } catch {

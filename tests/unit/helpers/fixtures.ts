@@ -21,7 +21,8 @@ export const systemConfig: SystemConfig = {
     }
   },
   siteName: '灵犀',
-  cookieDomain: ''
+  cookieDomain: '',
+  wechatLogin: true
 }
 
 const node = (permissionCode: string, checked: 0 | 1 = 1, childList: PermissionNode[] = []): PermissionNode => ({

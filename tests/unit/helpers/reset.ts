@@ -1,4 +1,5 @@
 import { configure } from '../../../src/core/config'
+import { writeCookie } from './cookie'
 import { answerConfirm } from '../../../src/core/events'
 import { anchor } from '../../../src/core/shared'
 import { $confirm, $loginOpen, $permissionTree, $systemConfig, $toasts, $token, $user } from '../../../src/core/stores'
@@ -7,7 +8,7 @@ import { $confirm, $loginOpen, $permissionTree, $systemConfig, $toasts, $token, 
 export function resetCore(): void {
   for (const part of document.cookie.split(';')) {
     const name = part.split('=')[0]?.trim()
-    if (name) document.cookie = `${name}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`
+    if (name) writeCookie(`${name}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`)
   }
   localStorage.clear()
   sessionStorage.clear()
@@ -31,7 +32,9 @@ export function recordEvents(...names: string[]) {
   return {
     seen,
     types: () => seen.map((e) => e.type),
-    stop: () => names.forEach((name) => window.removeEventListener(name, listener))
+    stop: () => {
+      for (const name of names) window.removeEventListener(name, listener)
+    }
   }
 }
 
@@ -44,7 +47,10 @@ export function toastTexts(): string[] {
 export function spyCookieWrites() {
   let proto: object | null = document
   let descriptor: PropertyDescriptor | undefined
-  while (proto && !(descriptor = Object.getOwnPropertyDescriptor(proto, 'cookie'))) proto = Object.getPrototypeOf(proto)
+  while (proto && !descriptor) {
+    descriptor = Object.getOwnPropertyDescriptor(proto, 'cookie')
+    proto = Object.getPrototypeOf(proto)
+  }
   const { get, set } = descriptor!
   const writes: string[] = []
   Object.defineProperty(document, 'cookie', {
