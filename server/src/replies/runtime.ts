@@ -189,7 +189,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       const snapshot = { content, thinking: thinking === '' ? null : thinking }
       writes = writes
         .then(async () => {
-          await writesOf.save.execute({ ...snapshot, at: new Date(now()), id: job.replyId })
+          await writesOf.save.execute({ ...snapshot, at: new Date(now()).toISOString(), id: job.replyId })
         })
         .catch((error: unknown) => logger.error('saving a streaming reply failed', { error, replyId: job.replyId }))
     }
@@ -197,7 +197,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     const lease = setInterval(
       () => {
         writesOf.touch
-          .execute({ at: new Date(now()), id: job.replyId })
+          .execute({ at: new Date(now()).toISOString(), id: job.replyId })
           .catch((error: unknown) => logger.error('renewing a reply lease failed', { error, replyId: job.replyId }))
       },
       Math.max(50, Math.floor(leaseMs / 3))
