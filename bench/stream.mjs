@@ -1,287 +1,260 @@
-// npm run bench:stream — what Lingxi's streaming path costs compared with a bare relay.
+// npm run bench:stream — what Lingxi's streaming path costs over a bare relay (bench/relay.mjs),
+// measured in the same run against the same fake upstream (bench/upstream.mjs), as ratios.
 //
-// Starts a fake OpenAI-compatible upstream (server/test/fakes/openai.ts, loaded through tsx), the
-// built Lingxi server (server/dist/main.js, embedded database, in-memory bus) and bench/relay.mjs,
-// each server in its own process so its CPU time can be read from /proc. Then, for each of them,
-// N concurrent streams of M deltas: the upstream writes a delta every ~1 ms; the client notes when
-// each delta arrives. Printed, not asserted. Loopback only; bounded in count and time.
+// Four processes: the fake upstream, the Lingxi server (embedded database, in-memory bus), the
+// bare relay, and this one, the client. For 1, 20 and 200 concurrent streams, each round opens
+// that many streams at once; the upstream gives each its own reply of --events deltas, one every
+// --interval ms (default 500 deltas, 2 ms). Rounds alternate relay / Lingxi; figures are medians.
 //
-// BENCH_STREAMS (default 20), BENCH_EVENTS (default 300), BENCH_INTERVAL_MS (default 1).
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+//   (a) delta latency: the upstream's write of a delta → the client's read of it (CLOCK_MONOTONIC
+//       stamped into the delta, so it is exact across processes);
+//   (b) first delta: the client's first request (Lingxi: send, then subscribe; relay: the POST)
+//       → the first delta read;
+//   (c) deltas/s over the round's wall clock, and CPU per delta: the server process's utime+stime
+//       (/proc, all threads) over the round ÷ deltas delivered;
+//   (d) p99 delta latency.
+//
+// Flags: --server <main.js> (default server/dist/main.js), --streams 1,20,200, --events 500,
+// --interval 2, --rounds 3, --accounts 20, --json <file> (save the results), --write (save them
+// to bench/results/after-stream.json and rewrite docs/benchmarks.md). Printed, not asserted.
+import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { tsImport } from 'tsx/esm/api'
+import {
+  api,
+  cpuMicros,
+  flags,
+  freePort,
+  inParallel,
+  loginMany,
+  machine,
+  median,
+  monoMicros,
+  percentile,
+  readDeltas,
+  retryOnReset,
+  serverMain,
+  sleep,
+  startLingxi,
+  startProcess,
+  stopProcess,
+  table
+} from './lib.mjs'
+import { saveResults } from './report.mjs'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const STREAMS = Number(process.env.BENCH_STREAMS ?? 20)
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 300)
-const INTERVAL = Number(process.env.BENCH_INTERVAL_MS ?? 1)
-const DEADLINE_MS = 180_000
+const args = flags()
+const main = serverMain(args)
+const COUNTS = String(args.value('streams', '1,20,200')).split(',').map(Number)
+const EVENTS = Number(args.value('events', 500))
+const INTERVAL = Number(args.value('interval', 2))
+const ROUNDS = Number(args.value('rounds', 3))
+const ACCOUNTS = Number(args.value('accounts', 20))
 const MODEL = 'bench-model'
 
-const children = []
-const cleanup = () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
-}
-const deadline = setTimeout(() => {
-  console.error(`bench:stream gave up after ${DEADLINE_MS / 1000} s`)
-  cleanup()
+// The whole bench is bounded: a server that stops answering must not hang it.
+setTimeout(() => {
+  console.error('bench:stream gave up after 8 minutes')
   process.exit(1)
-}, DEADLINE_MS)
-deadline.unref()
-process.on('exit', cleanup)
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer()
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address()
-      probe.close(() => resolve(port))
-    })
-  })
-
-/** utime + stime of a process, in microseconds (from /proc; clock ticks of 10 ms). */
-function cpuMicros(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
-}
-
-function start(name, args, env, ready) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    children.push(child)
-    const lines = []
-    let buffer = ''
-    child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (text) => {
-      buffer += text
-      let nl
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl)
-        buffer = buffer.slice(nl + 1)
-        lines.push(line)
-        if (ready.test(line)) resolve({ child, lines })
-      }
-    })
-    let stderr = ''
-    child.stderr.on('data', (text) => (stderr += text))
-    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${stderr}`)))
-  })
-}
+}, 480_000).unref()
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1000 })
 
+/** A request on a keep-alive socket; `retryOnReset` as in lib.mjs's api(). */
 function request(url, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, agent }, resolve)
-    req.on('error', reject)
-    req.end(body ? JSON.stringify(body) : undefined)
-  })
-}
-
-async function json(url, body, token) {
-  const res = await request(url, { method: 'POST', body, headers: token ? { authorization: `Bearer ${token}` } : {} })
-  let text = ''
-  for await (const chunk of res) text += chunk
-  const parsed = JSON.parse(text)
-  if (parsed.code !== 2000) throw new Error(`${url}: ${text}`)
-  return parsed.data
-}
-
-/** Reads an SSE response; calls onContent(text, at) for each content delta; resolves at the end. */
-function consume(res, kind, onContent) {
-  return new Promise((resolve, reject) => {
-    let buffer = ''
-    res.setEncoding('utf8')
-    res.on('data', (text) => {
-      const at = performance.now()
-      buffer += text
-      let end
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        const dataLine = block.split('\n').find((line) => line.startsWith('data: '))
-        if (!dataLine) continue
-        const data = dataLine.slice(6)
-        if (data === '[DONE]') continue
-        const parsed = JSON.parse(data)
-        const content = kind === 'lingxi' ? parsed.content : parsed.choices?.[0]?.delta?.content
-        if (content) onContent(content, at)
-      }
-    })
-    res.on('end', resolve)
-    res.on('error', reject)
-  })
-}
-
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+  return retryOnReset(
+    () =>
+      new Promise((done, fail) => {
+        const req = http.request(url, { method, agent, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, done)
+        req.on('error', (error) => fail(Object.assign(error, { reusedSocket: req.reusedSocket })))
+        req.end(body ? JSON.stringify(body) : undefined)
+      })
+  )
 }
 
 /**
- * One round: N streams released together. `open(k)` starts stream k and resolves with the
- * response (SSE) once the client is connected.
+ * One round: `n` streams opened together through `open(k)`; per-delta and per-round figures. A
+ * stream that fails is counted (its missing deltas are `lost`), not fatal to the bench.
  */
-async function round(fake, pid, kind, streams, events, open) {
-  const sentAt = Array.from({ length: streams }, () => new Array(events))
-  const recvAt = Array.from({ length: streams }, () => new Array(events))
-  let release
-  const hold = new Promise((resolve) => (release = resolve))
-  const before = fake.requests.length
-  fake.script((req) => {
-    const k = Number(/stream-(\d+)/.exec(req.body.messages.at(-1).content)[1])
-    return {
-      kind: 'stream',
-      chunks: Array.from({ length: events }, (_, j) => `${j};`),
-      usage: { prompt_tokens: 10, completion_tokens: events },
-      delayMs: INTERVAL,
-      hold,
-      onDelta: (j, at) => (sentAt[k][j] = at)
-    }
-  })
-  // Lingxi answers the subscription at once (its headers do not wait for the upstream), so its
-  // clients are connected before the release; the relay's answer waits for the upstream's headers.
-  const responses = Array.from({ length: streams }, (_, k) => open(k))
-  if (kind === 'lingxi') await Promise.all(responses)
-  while (fake.requests.length - before < streams) await new Promise((resolve) => setTimeout(resolve, 5))
-  const done = responses.map(async (response, k) =>
-    consume(await response, kind, (content, at) => {
-      for (const piece of content.split(';')) if (piece !== '') recvAt[k][Number(piece)] = at
-    })
-  )
-  const cpuBefore = cpuMicros(pid)
-  const t0 = performance.now()
-  release()
-  await Promise.all(done)
-  const wall = performance.now() - t0
-  // Lingxi finishes its bookkeeping (final save, charge) right after the last event.
-  await new Promise((resolve) => setTimeout(resolve, 200))
-  const cpu = cpuMicros(pid) - cpuBefore
+async function round(pid, n, open) {
   const latencies = []
   const firsts = []
-  for (let k = 0; k < streams; k++) {
-    for (let j = 0; j < events; j++) {
-      if (recvAt[k][j] === undefined || sentAt[k][j] === undefined) throw new Error(`${kind}: stream ${k} lost event ${j}`)
-      latencies.push((recvAt[k][j] - sentAt[k][j]) * 1000)
-    }
-    firsts.push((recvAt[k][0] - sentAt[k][0]) * 1000)
-  }
+  let delivered = 0
+  let failed = 0
+  let lastAt = 0
+  const cpu0 = cpuMicros(pid)
+  const t0 = monoMicros()
+  await Promise.all(
+    Array.from({ length: n }, async (_, k) => {
+      const start = monoMicros()
+      try {
+        const res = await open(k)
+        if (res.statusCode !== 200) throw new Error(`stream ${k} answered ${res.statusCode}`)
+        let first = true
+        await readDeltas(res, (_index, sent, at) => {
+          if (first) firsts.push((at - start) / 1000)
+          first = false
+          latencies.push((at - sent) / 1000)
+          delivered++
+          lastAt = Math.max(lastAt, at)
+        })
+      } catch (error) {
+        failed++
+        console.error(`stream ${k} of ${n} failed: ${error.message}`)
+      }
+    })
+  )
+  const wallS = (lastAt - t0) / 1e6
+  // Lingxi settles a reply (final save, charge) right after its last event: that CPU is part of it.
+  await sleep(300)
+  const cpu = cpuMicros(pid) - cpu0
+  latencies.sort((a, b) => a - b)
   return {
-    cpuPerEvent: cpu / (streams * events),
-    latencyMean: latencies.reduce((a, b) => a + b, 0) / latencies.length,
-    latencyP50: percentile(latencies, 50),
-    latencyP99: percentile(latencies, 99),
-    firstByteMean: firsts.reduce((a, b) => a + b, 0) / firsts.length,
-    firstByteP99: percentile(firsts, 99),
-    wallMs: wall
+    latencyMeanMs: latencies.reduce((a, b) => a + b, 0) / latencies.length,
+    latencyP50Ms: percentile(latencies, 50),
+    latencyP99Ms: percentile(latencies, 99),
+    firstDeltaMs: firsts.reduce((a, b) => a + b, 0) / firsts.length,
+    deltasPerS: delivered / wallS,
+    cpuPerDeltaUs: cpu / delivered,
+    lost: n * EVENTS - delivered,
+    failedStreams: failed
   }
 }
 
-async function main() {
-  if (!existsSync(join(root, 'server/dist/main.js'))) {
-    console.log('building the server (server/dist is missing)…')
-    const build = spawnSync('npm', ['run', '-w', 'server', 'build'], { cwd: root, stdio: 'inherit' })
-    if (build.status !== 0) throw new Error('server build failed')
+const MEASURES = ['latencyMeanMs', 'latencyP50Ms', 'latencyP99Ms', 'firstDeltaMs', 'deltasPerS', 'cpuPerDeltaUs', 'lost']
+const summarise = (rounds) => Object.fromEntries(MEASURES.map((m) => [m, median(rounds.map((r) => r[m]))]).concat([['rounds', rounds]]))
+
+const dataDir = mkdtempSync(join(tmpdir(), 'lingxi-bench-stream-'))
+try {
+  const upstream = await startProcess('upstream', ['bench/upstream.mjs', '--events', String(EVENTS), '--interval', String(INTERVAL)], {
+    ready: /upstream listening \d+/
+  })
+  const upstreamUrl = `http://127.0.0.1:${/upstream listening (\d+)/.exec(upstream.output)[1]}`
+  const relayPort = await freePort()
+  const relay = await startProcess('relay', ['bench/relay.mjs', upstreamUrl, String(relayPort)], { ready: /relay listening/ })
+  const lingxi = await startLingxi({
+    main,
+    dataDir,
+    phones: ACCOUNTS,
+    extraEnv: { OPENAI_BASE_URL: upstreamUrl, OPENAI_API_KEY: 'sk-bench', OPENAI_MODELS: MODEL }
+  })
+  const tokens = await loginMany(lingxi.url, ACCOUNTS)
+  // One topic per stream (a topic streams one reply at a time), spread over the accounts as users would be.
+  const most = Math.max(4, ...COUNTS)
+  const topics = []
+  await inParallel(most, 16, async (k) => {
+    topics[k] = (await api(lingxi.url, '/api/v1/ai-chat/topic/create', { model: MODEL }, tokens[k % ACCOUNTS])).topicId
+  })
+
+  const openLingxi = async (k) => {
+    const token = tokens[k % ACCOUNTS]
+    const { requestId } = await api(lingxi.url, '/api/v1/ai-chat/topic/message/send', { topicId: topics[k], content: `stream ${k}` }, token)
+    return request(`${lingxi.url}/api/v1/ai-chat/sse/subscribe/${requestId}`, { headers: { authorization: `Bearer ${token}` } })
   }
-  const { startFakeOpenAi } = await tsImport('../server/test/fakes/openai.ts', import.meta.url)
-  const fake = await startFakeOpenAi()
-  const dataDir = mkdtempSync(join(tmpdir(), 'lingxi-bench-'))
-  const [lingxiPort, relayPort] = [await freePort(), await freePort()]
-  const env = { ...process.env }
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'OPENAI_MODELS', 'OPENAI_BASE_URL', 'OPENAI_API_KEY']) delete env[name]
+  const openRelay = (k) =>
+    request(`http://127.0.0.1:${relayPort}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-bench' },
+      body: { model: MODEL, messages: [{ role: 'user', content: `stream ${k}` }], stream: true, stream_options: { include_usage: true } }
+    })
 
-  try {
-    const lingxi = await start(
-      'lingxi',
-      ['server/dist/main.js'],
-      {
-        ...env,
-        NODE_ENV: 'production',
-        PORT: String(lingxiPort),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        STATIC_ROOT: join(dataDir, 'no-site'),
-        OPENAI_BASE_URL: fake.url,
-        OPENAI_API_KEY: fake.apiKey,
-        OPENAI_MODELS: MODEL,
-        START_TOKENS: '1000000000',
-        SMS_HOURLY_PER_IP: '0',
-        SMS_HOURLY_PER_PHONE: '0'
-      },
-      /^Lingxi is running at /
-    )
-    const relay = await start('relay', ['bench/relay.mjs', fake.url, String(relayPort)], env, /^relay listening/)
-    const base = `http://127.0.0.1:${lingxiPort}`
-    const relayUrl = `http://127.0.0.1:${relayPort}/v1/chat/completions`
+  // Warm-up (JIT, connection pools, the tokenizer), not measured.
+  await round(relay.pid, 4, openRelay)
+  await round(lingxi.pid, 4, openLingxi)
 
-    await json(`${base}/api/v1/auth/send-sms-code`, { enCode: '86', phone: '13800138000' })
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const code = lingxi.lines
-      .map((line) => /^\[sms\] \+86 13800138000 (\d{4})$/.exec(line)?.[1])
-      .filter(Boolean)
-      .at(-1)
-    const { accessToken: token } = await json(`${base}/api/v1/auth/login`, { enCode: '86', phone: '13800138000', code, platform: 'PC' })
-    const topics = []
-    for (let k = 0; k < STREAMS; k++) topics.push((await json(`${base}/api/v1/ai-chat/topic/create`, { model: MODEL }, token)).topicId)
-
-    const openLingxi = async (k) => {
-      const { requestId } = await json(`${base}/api/v1/ai-chat/topic/message/send`, { topicId: topics[k], content: `stream-${k}` }, token)
-      const res = await request(`${base}/api/v1/ai-chat/sse/subscribe/${requestId}`, { headers: { authorization: `Bearer ${token}` } })
-      if (res.statusCode !== 200) throw new Error(`subscribe answered ${res.statusCode}`)
-      return res
+  const results = {}
+  for (const n of COUNTS) {
+    const relayRounds = []
+    const lingxiRounds = []
+    for (let r = 0; r < ROUNDS; r++) {
+      relayRounds.push(await round(relay.pid, n, openRelay))
+      lingxiRounds.push(await round(lingxi.pid, n, openLingxi))
     }
-    const openRelay = (k) =>
-      request(relayUrl, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${fake.apiKey}` },
-        body: { model: MODEL, messages: [{ role: 'user', content: `stream-${k}` }], stream: true, stream_options: { include_usage: true } }
-      })
-
-    // Warm-up (JIT, connection pools, the tokenizer), then the measured rounds.
-    await round(fake, relay.child.pid, 'relay', 4, 50, openRelay)
-    await round(fake, lingxi.child.pid, 'lingxi', 4, 50, openLingxi)
-    const bare = await round(fake, relay.child.pid, 'relay', STREAMS, EVENTS, openRelay)
-    const ours = await round(fake, lingxi.child.pid, 'lingxi', STREAMS, EVENTS, openLingxi)
-
-    const row = (label, r) =>
-      `${label.padEnd(12)}${r.cpuPerEvent.toFixed(1).padStart(10)}${r.latencyMean.toFixed(0).padStart(12)}${r.latencyP50.toFixed(0).padStart(10)}${r.latencyP99.toFixed(0).padStart(10)}${r.firstByteMean.toFixed(0).padStart(14)}${r.firstByteP99.toFixed(0).padStart(12)}${r.wallMs.toFixed(0).padStart(10)}`
-    const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : '∞')
-    console.log(`\nbench:stream — ${STREAMS} concurrent streams × ${EVENTS} deltas, one delta every ~${INTERVAL} ms per stream, loopback`)
-    console.log('server CPU per event = the server process CPU time (/proc, 10 ms ticks) ÷ events; latency = upstream write → client read\n')
-    console.log(
-      `${''.padEnd(12)}${'CPU µs/ev'.padStart(10)}${'lat mean µs'.padStart(12)}${'p50 µs'.padStart(10)}${'p99 µs'.padStart(10)}${'1st byte µs'.padStart(14)}${'1st p99'.padStart(12)}${'wall ms'.padStart(10)}`
-    )
-    console.log(row('lingxi', ours))
-    console.log(row('bare relay', bare))
-    console.log(
-      `${'lingxi/bare'.padEnd(12)}${ratio(ours.cpuPerEvent, bare.cpuPerEvent).padStart(10)}${ratio(ours.latencyMean, bare.latencyMean).padStart(12)}${ratio(ours.latencyP50, bare.latencyP50).padStart(10)}${ratio(ours.latencyP99, bare.latencyP99).padStart(10)}${ratio(ours.firstByteMean, bare.firstByteMean).padStart(14)}${ratio(ours.firstByteP99, bare.firstByteP99).padStart(12)}${ratio(ours.wallMs, bare.wallMs).padStart(10)}`
-    )
-    console.log(
-      `\nserver overhead per event (CPU): lingxi ${ours.cpuPerEvent.toFixed(1)} µs, bare relay ${bare.cpuPerEvent.toFixed(1)} µs (×${ratio(ours.cpuPerEvent, bare.cpuPerEvent)})`
-    )
-    console.log(
-      `upstream first byte → client first byte (mean): lingxi ${(ours.firstByteMean / 1000).toFixed(2)} ms, bare relay ${(bare.firstByteMean / 1000).toFixed(2)} ms (×${ratio(ours.firstByteMean, bare.firstByteMean)})`
-    )
-  } finally {
-    cleanup()
-    await fake.close()
-    agent.destroy()
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    rmSync(dataDir, { recursive: true, force: true })
+    results[n] = { relay: summarise(relayRounds), lingxi: summarise(lingxiRounds) }
+    printStreams(n, results[n])
   }
+  await Promise.all([stopProcess(lingxi.child), stopProcess(relay), stopProcess(upstream)])
+
+  const saved = {
+    bench: 'stream',
+    date: new Date().toISOString(),
+    machine: machine(),
+    server: main,
+    events: EVENTS,
+    intervalMs: INTERVAL,
+    rounds: ROUNDS,
+    results
+  }
+  saveResults(args, saved)
+} finally {
+  agent.destroy()
+  rmSync(dataDir, { recursive: true, force: true })
 }
+process.exit(0)
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error)
-    cleanup()
-    process.exit(1)
-  }
-)
+function printStreams(n, { relay, lingxi }) {
+  const ms = (v) => v.toFixed(v < 10 ? 2 : 0)
+  const ratio = (a, b) => `${(a / b).toFixed(2)}×`
+  const spread = (rounds, m, f) => rounds.map((r) => f(r[m])).join(' / ')
+  console.log(`\n${n} concurrent stream${n === 1 ? '' : 's'} × ${EVENTS} deltas, one every ${INTERVAL} ms per stream; medians of ${ROUNDS} rounds`)
+  console.log(
+    table([
+      ['measure', 'Lingxi', 'bare relay', 'Lingxi ÷ relay', 'goal', 'Lingxi per round', 'relay per round'],
+      [
+        '(a) delta latency, mean ms',
+        ms(lingxi.latencyMeanMs),
+        ms(relay.latencyMeanMs),
+        ratio(lingxi.latencyMeanMs, relay.latencyMeanMs),
+        '≤ 1.1×',
+        spread(lingxi.rounds, 'latencyMeanMs', ms),
+        spread(relay.rounds, 'latencyMeanMs', ms)
+      ],
+      [
+        '    delta latency, p50 ms',
+        ms(lingxi.latencyP50Ms),
+        ms(relay.latencyP50Ms),
+        ratio(lingxi.latencyP50Ms, relay.latencyP50Ms),
+        '',
+        spread(lingxi.rounds, 'latencyP50Ms', ms),
+        spread(relay.rounds, 'latencyP50Ms', ms)
+      ],
+      [
+        '(d) delta latency, p99 ms',
+        ms(lingxi.latencyP99Ms),
+        ms(relay.latencyP99Ms),
+        ratio(lingxi.latencyP99Ms, relay.latencyP99Ms),
+        n >= 200 ? '≤ 60 ms' : '',
+        spread(lingxi.rounds, 'latencyP99Ms', ms),
+        spread(relay.rounds, 'latencyP99Ms', ms)
+      ],
+      [
+        '(b) request → first delta ms',
+        ms(lingxi.firstDeltaMs),
+        ms(relay.firstDeltaMs),
+        ratio(lingxi.firstDeltaMs, relay.firstDeltaMs),
+        '≤ 1.5×',
+        spread(lingxi.rounds, 'firstDeltaMs', ms),
+        spread(relay.rounds, 'firstDeltaMs', ms)
+      ],
+      [
+        '(c) deltas/s',
+        lingxi.deltasPerS.toFixed(0),
+        relay.deltasPerS.toFixed(0),
+        ratio(lingxi.deltasPerS, relay.deltasPerS),
+        '≥ 0.9×',
+        spread(lingxi.rounds, 'deltasPerS', (v) => v.toFixed(0)),
+        spread(relay.rounds, 'deltasPerS', (v) => v.toFixed(0))
+      ],
+      [
+        '    CPU µs per delta',
+        lingxi.cpuPerDeltaUs.toFixed(1),
+        relay.cpuPerDeltaUs.toFixed(1),
+        ratio(lingxi.cpuPerDeltaUs, relay.cpuPerDeltaUs),
+        '≤ 2×',
+        spread(lingxi.rounds, 'cpuPerDeltaUs', (v) => v.toFixed(1)),
+        spread(relay.rounds, 'cpuPerDeltaUs', (v) => v.toFixed(1))
+      ],
+      ['    deltas lost', lingxi.lost, relay.lost, '', '0', spread(lingxi.rounds, 'lost', String), spread(relay.rounds, 'lost', String)]
+    ])
+  )
+}
