@@ -18,7 +18,7 @@ import {
   wechatSettings
 } from './config/settings.js'
 
-export { ConfigError, DEFAULT_PERMISSIONS, type Env, envSchema, MAX_IDLE_TIMEOUT_MS } from './config/env.js'
+export { ConfigError, envSchema } from './config/env.js'
 export type {
   ChatSettings,
   HotSettings,

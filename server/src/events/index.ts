@@ -4,7 +4,6 @@ import { createMemoryBus } from './memory-bus.js'
 import { createRedisBus } from './redis-bus.js'
 
 export type * from './bus.js'
-export { DEFAULT_RETENTION_MS } from './bus.js'
 export { createMemoryBus } from './memory-bus.js'
 export { createRedisBus } from './redis-bus.js'
 

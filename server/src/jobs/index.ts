@@ -6,7 +6,7 @@ import type { JobQueue } from './queue.js'
 export type * from './queue.js'
 export { JobQueueClosedError } from './queue.js'
 export { createMemoryQueue, type JobTimers } from './memory.js'
-export { createBullQueue, type BullJobQueue, type BullQueueOptions } from './bullmq.js'
+export { createBullQueue, type BullJobQueue } from './bullmq.js'
 
 /**
  * The engine for this configuration: BullMQ on Redis when REDIS_URL is set (every node is a worker

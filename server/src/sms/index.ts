@@ -6,8 +6,6 @@ import type { SmsProvider } from './provider.js'
 import { createTencentSmsProvider } from './tencent.js'
 
 export type { SmsProvider } from './provider.js'
-export { createConsoleSmsProvider } from './console-provider.js'
-export { createHttpSmsProvider } from './http-provider.js'
 
 export function createSmsProvider(sms: Config['sms']): SmsProvider {
   if (sms.provider === 'http' && sms.httpUrl) return createHttpSmsProvider({ url: sms.httpUrl, token: sms.httpToken, timeoutMs: sms.timeoutMs })

@@ -4,7 +4,7 @@ import { createS3Storage } from './s3.js'
 import type { Storage } from './storage.js'
 
 export type { Storage } from './storage.js'
-export { contentTypeOfKey, extensionFor, isValidKey, newKey, StorageKeyError } from './keys.js'
+export { contentTypeOfKey, extensionFor, isValidKey, newKey } from './keys.js'
 export { createLocalStorage } from './local.js'
 export { createS3Storage } from './s3.js'
 

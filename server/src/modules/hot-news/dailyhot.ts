@@ -31,8 +31,6 @@ export const DAILYHOT_NAMES: Record<string, string> = {
   hackernews: 'Hacker News'
 }
 
-export const DEFAULT_DAILYHOT_SOURCES = ['weibo', 'zhihu', 'baidu', 'douyin', 'bilibili', 'toutiao', '36kr', 'ithome']
-
 /** DailyHotApi route names are lowercase words with digits and dashes; nothing else reaches the URL. */
 export const DAILYHOT_ROUTE = /^[a-z0-9][a-z0-9-]{0,39}$/
 

@@ -14,9 +14,6 @@ import { type Clip, type GenerateInput, type MusicProvider, MusicProviderError }
 import { toSong } from './to-wire.js'
 import type { Song } from './wire.js'
 
-export { OUT_OF_SUNO_MESSAGE, REFUND_REASON } from './charges.js'
-export { TIMEOUT_MESSAGE } from './poll.js'
-
 export interface MusicRuntimeOptions {
   db: Db
   storage: Storage

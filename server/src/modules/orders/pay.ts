@@ -10,7 +10,7 @@ import { createPayJobs } from './pay-jobs.js'
 import { FINAL, OPEN, PAY_EVENT, PAY_JOB, PAY_TUNING, type PayJobData, type PayTuning, packetFor, paying } from './packets.js'
 import { findOwnOrder, payStateOf } from './service.js'
 
-export { CHECK_JOB, NEED_WECHAT, PAY_EVENT, PAY_JOB, PAY_TUNING, type PayTuning } from './packets.js'
+export type { PayTuning } from './packets.js'
 
 export interface PayServiceOptions {
   db: Db

@@ -10,7 +10,7 @@ import { createPaintingRuntime } from './runtime.js'
 import type { PaintingRuntime, PaintingTuning } from './types.js'
 import { GALLERY_PERMISSION, PAINTING_PERMISSION, SD_PERMISSION } from './wire.js'
 
-export type { PaintingProvider, PaintingUpdate } from './providers/provider.js'
+export type { PaintingProvider } from './providers/provider.js'
 export type { PaintingRuntime, PaintingTuning } from './types.js'
 
 /** Replacements for what the configuration decides (tests). */

@@ -15,9 +15,6 @@ import { registerSdRoutes } from './sd-routes.js'
 import { buttonsOf, toWire } from './to-wire.js'
 import { BLEND_DIMENSIONS, PAINTING_PERMISSION, PAN_DIRECTIONS, SD_PERMISSION, taskSchema } from './wire.js'
 
-export { maskNickname } from './gallery-routes.js'
-export { SD_DEFAULTS, SD_SAMPLERS, SD_SIZES } from './sd-routes.js'
-
 const PAINTING = PAINTING_PERMISSION
 const SD = SD_PERMISSION
 const MAX_REFERENCE_IMAGES = 5

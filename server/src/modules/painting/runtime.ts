@@ -9,10 +9,8 @@ import { createSweeper } from './sweep.js'
 import { type Accepted, createTransitions } from './transitions.js'
 import type { NewTask, PaintingRuntime, PaintingRuntimeOptions, PaintingState } from './types.js'
 
-export { OUT_OF_MJ_MESSAGE } from './charges.js'
-export { RUN_JOB, runJobOf, SWEEP_JOB } from './jobs.js'
-export type { NewTask, PaintingRuntime, PaintingRuntimeOptions, PaintingTuning } from './types.js'
-export type { TaskStatus } from './wire.js'
+export { RUN_JOB } from './jobs.js'
+export type { PaintingRuntime, PaintingRuntimeOptions } from './types.js'
 
 /**
  * Painting tasks from submit to their end, made of parts that each do one thing: charges.ts (the
