@@ -12,5 +12,3 @@ import { userCenter } from './user-center/index.js'
  * server.ts sweeps, starts, resumes and closes them in it. A new tool: its folder, and one line here.
  */
 export const MODULES = [chat, painting, music, hotNews, imageHost, userCenter, orders, payments] as const
-
-export type { ModuleDeps, ModuleInstance, ToolModule } from './module.js'

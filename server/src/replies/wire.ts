@@ -21,7 +21,6 @@ export type Usage = z.infer<typeof usageSchema>
  * the reply streams at `ai-chat/sse/subscribe/{requestId}`, in the topic `topicId`.
  */
 export const toolReplySchema = z.object({ requestId: z.string(), messageId: z.string(), replyId: z.string(), topicId: z.string() }).meta({ id: 'ToolReply' })
-export type ToolReply = z.infer<typeof toolReplySchema>
 
 export type ProviderKind = 'demo' | 'openai'
 

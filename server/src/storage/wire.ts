@@ -33,6 +33,5 @@ export const uploadTicketSchema = z
     fileUrl: z.string()
   })
   .meta({ id: 'UploadTicket' })
-export type UploadTicket = z.infer<typeof uploadTicketSchema>
 
 export { paged } from '../http/fields.js'
