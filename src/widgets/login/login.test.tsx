@@ -75,8 +75,10 @@ describe('several login elements on one page', () => {
     const b = document.createElement('lingxi-login')
     document.body.append(a, b)
     $loginOpen.set('login')
+    const dialogs = () => [a, b].map((el) => el.shadowRoot?.querySelector('dialog[open]'))
+    // One opens (however long a loaded machine takes), and a moment later still only one.
+    await vi.waitFor(() => expect(dialogs().filter(Boolean)).toHaveLength(1))
     await new Promise((r) => setTimeout(r, 50))
-    const dialogs = () => [a, b].map((el) => el.shadowRoot!.querySelector('dialog[open]'))
     expect(dialogs().filter(Boolean)).toHaveLength(1)
     a.remove()
     await vi.waitFor(() => expect(b.shadowRoot!.querySelector('dialog[open]')).not.toBeNull())

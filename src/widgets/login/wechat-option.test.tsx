@@ -56,12 +56,26 @@ afterEach(() => {
 const flush = () => new Promise((r) => setTimeout(r, 50))
 const button = (root: ParentNode, name: string) => [...root.querySelectorAll<HTMLElement>('button')].find((b) => b.textContent?.trim() === name)
 
+/** The open dialog, once its phone field is there (a loaded machine may take longer than one flush). */
 async function dialog() {
   const el = document.createElement('lingxi-login')
   document.body.append(el)
   $loginOpen.set('login')
   await flush()
-  return el.shadowRoot!.querySelector('dialog')!
+  return vi.waitFor(() => {
+    const d = el.shadowRoot?.querySelector('dialog')
+    if (!d?.querySelector('input')) throw new Error('the login dialog is not open yet')
+    return d
+  })
+}
+/** Clicks the dialog's 微信登录 button, once rendered. */
+async function clickWechat(d: HTMLDialogElement) {
+  const b = await vi.waitFor(() => {
+    const found = button(d, '微信登录')
+    if (!found) throw new Error('no 微信登录 button yet')
+    return found
+  })
+  b.click()
 }
 
 describe('微信登录 in the login dialog', () => {
@@ -73,13 +87,13 @@ describe('微信登录 in the login dialog', () => {
   it('asks for the terms, then opens the authorize address in a popup', async () => {
     $systemConfig.set({ permissionCodes: {}, wechatLogin: true })
     const d = await dialog()
-    button(d, '微信登录')!.click()
+    await clickWechat(d)
     await vi.waitFor(() => expect(d.textContent).toContain('请勾选同意后再登录'))
     expect(opened).toHaveLength(0)
     const box = d.querySelector<HTMLInputElement>('input[type=checkbox]')!
     box.click()
     await flush()
-    button(d, '微信登录')!.click()
+    await clickWechat(d)
     expect(opened).toHaveLength(1)
     const url = new URL(opened[0]!.url)
     expect(url.pathname).toBe('/api/v1/auth/wechat/authorize')
@@ -92,7 +106,7 @@ describe('微信登录 in the login dialog', () => {
     const d = await dialog()
     d.querySelector<HTMLInputElement>('input[type=checkbox]')!.click()
     await flush()
-    button(d, '微信登录')!.click()
+    await clickWechat(d)
     // what the answer page does: the token cookie, then the event on this window — the cookie
     // written in the popup may reach this window a moment after the event (Chromium)
     window.dispatchEvent(new CustomEvent(EVENT_WX_LOGIN, { detail: { accountId: 'w1', needPhone: true } }))
