@@ -174,6 +174,19 @@ export function App(_: ElementProps) {
       <shownBar.Bar />
     </Suspense>
   )
+  // On a phone the bar is fixed above the bottom menu: the page area gives up its height (and a gap),
+  // so nothing in it — the chat's input above all — lies under the bar.
+  const phoneBar = !desktop && Boolean(shownBar)
+  const barBox = useRef<HTMLDivElement>(null)
+  const [barHeight, setBarHeight] = useState(0)
+  useEffect(() => {
+    const box = barBox.current
+    if (!phoneBar || !box) return setBarHeight(0)
+    const observer = new ResizeObserver(() => setBarHeight(box.offsetHeight))
+    observer.observe(box)
+    return () => observer.disconnect()
+  }, [phoneBar])
+  const reserve = phoneBar && barHeight > 0 ? barHeight + 8 : 0
 
   return (
     <div className="min-h-dvh bg-bg text-ink flex flex-col">
@@ -205,7 +218,14 @@ export function App(_: ElementProps) {
             className={
               fill
                 ? 'outline-none min-h-0 h-[calc(100dvh-115px-env(safe-area-inset-bottom))] md:h-[calc(100dvh-64px)]'
-                : `flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0 ${bar && !desktop ? 'pb-24' : ''}`
+                : 'flex-1 outline-none px-4 py-6 md:px-8 md:py-8 min-h-[calc(100dvh-114px)] md:min-h-0'
+            }
+            style={
+              reserve
+                ? fill
+                  ? { height: `calc(100dvh - 115px - env(safe-area-inset-bottom) - ${reserve}px)` }
+                  : { paddingBottom: `${reserve + 16}px` }
+                : undefined
             }
           >
             {hold ? (
@@ -220,7 +240,11 @@ export function App(_: ElementProps) {
         </div>
       </div>
       {!desktop && <BottomBar menu={menu} active={active} pathname={pathname} />}
-      {!desktop && bar && <div className={`fixed inset-x-2 z-30 ${fill ? 'top-[68px]' : 'bottom-[calc(56px+env(safe-area-inset-bottom))]'}`}>{bar}</div>}
+      {phoneBar && (
+        <div ref={barBox} className="fixed inset-x-2 z-30 bottom-[calc(56px+env(safe-area-inset-bottom))]">
+          {bar}
+        </div>
+      )}
       <lingxi-login />
     </div>
   )

@@ -24,7 +24,8 @@ const placementClass: Record<DialogPlacement, string> = {
 
 /**
  * A modal on the native `<dialog>`: top layer (nothing on a partner page can cover it), focus
- * kept inside, Esc and a backdrop click close it, and focus returns to where it was.
+ * kept inside, Esc and a backdrop click close it, and focus returns to where it was. On opening,
+ * focus goes to the element marked `data-autofocus` (else the first focusable one).
  */
 export function Dialog({ open, onClose, title, hideTitle, placement, width, children, part }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null)
@@ -32,7 +33,11 @@ export function Dialog({ open, onClose, title, hideTitle, placement, width, chil
   useEffect(() => {
     const dialog = ref.current
     if (!dialog) return
-    if (open && !dialog.open) dialog.showModal()
+    if (open && !dialog.open) {
+      dialog.showModal()
+      // showModal() focuses the first focusable (often 关闭): the content names its first field instead.
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus()
+    }
     if (!open && dialog.open) dialog.close()
   }, [open])
 

@@ -176,6 +176,26 @@ test.describe('on a phone', () => {
     await shot(page, info, 'profile drawer (phone)')
   })
 
+  test('the login dialog opens on the phone field; the country picker is a Shift+Tab away', async ({ page }) => {
+    await page.goto(server.url + '/')
+    await page.getByRole('banner').getByRole('button', { name: '登录' }).tap()
+    const dialog = page.getByRole('dialog', { name: '手机号登录' })
+    await expect(dialog).toBeVisible()
+    await expect(dialog.getByLabel('手机号')).toBeFocused()
+    await page.keyboard.type('13500135009')
+    await expect(dialog.getByLabel('手机号')).toHaveValue('13500135009')
+    // the calling code, by keyboard
+    await page.keyboard.press('Shift+Tab')
+    const picker = dialog.getByRole('button', { name: /^国家或地区区号/ })
+    await expect(picker).toBeFocused()
+    await page.keyboard.press('Enter')
+    await expect(picker).toHaveAttribute('aria-expanded', 'true')
+    await expect(dialog.getByPlaceholder('搜索国家/地区、拼音或区号')).toBeFocused()
+    await page.keyboard.press('Escape')
+    await expect(picker).toHaveAttribute('aria-expanded', 'false')
+    await expect(dialog).toBeVisible()
+  })
+
   test('the current tool is scrolled into view when the bottom bar overflows', async ({ page }) => {
     // every tool of the default permissions: more than a phone's width
     const full = await startServer()

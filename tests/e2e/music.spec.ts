@@ -150,3 +150,57 @@ test('custom mode with AI 写词, and the phone layout with the mini player abov
   await mini.getByRole('button', { name: '关闭播放器' }).click()
   await expect(mini).toBeHidden()
 })
+
+test.describe('phone (390×844, touch)', () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+
+  test('生成音乐 keeps the description and brings the new songs into view', async ({ page }, info) => {
+    await page.goto(server.url + '/music')
+    await loginAs(page, server, '13800138302')
+    const prompt = page.getByRole('textbox', { name: '歌曲描述' })
+    await prompt.fill('一首关于秋天落叶的民谣')
+    await page.getByRole('button', { name: '生成音乐' }).tap()
+    await expect(songs(page)).toHaveCount(2)
+    await expect
+      .poll(async () => {
+        const box = await songs(page).first().boundingBox()
+        return box !== null && box.y >= 64 && box.y <= 844 - 51 - 40
+      })
+      .toBe(true)
+    await expect(prompt).toHaveValue('一首关于秋天落叶的民谣')
+    await shot(page, info, 'phone music after submit')
+  })
+
+  test('on /chat the mini player covers no input: its space is reserved', async ({ page }, info) => {
+    await page.goto(server.url + '/music')
+    await loginAs(page, server, '13800138303')
+    await page.getByRole('textbox', { name: '歌曲描述' }).fill('夜晚城市的轻音乐')
+    await page.getByRole('button', { name: '生成音乐' }).tap()
+    await expect(songs(page).and(page.locator('[data-status=complete]'))).toHaveCount(2, { timeout: 60_000 })
+    await songs(page)
+      .first()
+      .getByRole('button', { name: /^播放《/ })
+      .tap()
+    await expect(player(page)).toHaveAttribute('data-status', 'playing')
+    await page.getByTestId('bottom-bar').getByRole('link', { name: 'AI对话' }).tap()
+    await expect(page).toHaveURL(/\/chat/)
+    const mini = page.getByTestId('mini-player')
+    await expect(mini).toHaveAttribute('data-status', 'playing')
+    const input = page.getByRole('textbox', { name: '输入消息' })
+    await expect(input).toBeVisible()
+    await page.waitForTimeout(300)
+    const bar = (await mini.boundingBox())!
+    const main = (await page.getByRole('main').boundingBox())!
+    const box = (await input.boundingBox())!
+    const bottom = (await page.getByTestId('bottom-bar').boundingBox())!
+    // the page area ends above the bar: nothing in it is under the bar
+    expect(main.y + main.height).toBeLessThanOrEqual(bar.y)
+    expect(box.y + box.height).toBeLessThanOrEqual(bar.y)
+    expect(bar.y + bar.height).toBeLessThanOrEqual(bottom.y)
+    // and the input takes a tap
+    await input.tap()
+    await expect(input).toBeFocused()
+    await page.screenshot({ path: info.outputPath('phone-chat-mini-player.png') })
+    await shot(page, info, 'phone chat with the mini player')
+  })
+})

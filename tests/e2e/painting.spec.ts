@@ -178,3 +178,32 @@ test('phone layout: composer above the jobs, buttons wrap, lightbox fits', async
   await page.goto(server.url + '/gallery')
   await shot(page, info, 'phone gallery')
 })
+
+test.describe('phone (390×844, touch)', () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+
+  test('生成 keeps the prompt and brings the new task into view', async ({ page }, info) => {
+    test.setTimeout(120_000)
+    await page.goto(server.url + '/mj')
+    await loginAs(page, server, '13800138503')
+    const prompt = page.getByTestId('mj-prompt')
+    await prompt.fill('雪山下的小木屋，清晨 --ar 3:4')
+    // the button at the bottom of the screen, just above the bottom bar, as a thumb meets it
+    const submit = page.getByRole('button', { name: '生成', exact: true })
+    const b = (await submit.boundingBox())!
+    await page.evaluate((dy) => window.scrollBy(0, dy), b.y + b.height - (844 - 51 - 16))
+    await submit.tap()
+    const card = cards(page, 'IMAGINE').first()
+    await expect(card).toBeAttached()
+    // the card's top shows between the header and the bottom bar
+    await expect
+      .poll(async () => {
+        const box = await card.boundingBox()
+        return box !== null && box.y >= 64 && box.y <= 844 - 51 - 40
+      })
+      .toBe(true)
+    // the prompt stays, for a variant
+    await expect(prompt).toHaveValue('雪山下的小木屋，清晨 --ar 3:4')
+    await shot(page, info, 'phone after 生成')
+  })
+})

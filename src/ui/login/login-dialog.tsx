@@ -223,6 +223,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
         </label>
         <input
           ref={phoneRef}
+          data-autofocus
           id="lx-phone"
           name="phone"
           type="tel"

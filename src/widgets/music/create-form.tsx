@@ -5,6 +5,7 @@ import { toast } from '../../core/emit'
 import { formatCount } from '../../core/format'
 import { $user } from '../../core/stores'
 import type * as On from '../../ui/events'
+import { besides, revealWhenDrawn } from '../../ui/reveal'
 import { generateCustomMusic, generateLyrics, generateMusic, validateSong } from './actions'
 import { Glyph } from './glyphs'
 import { MUSIC_LIMITS } from './state'
@@ -126,12 +127,15 @@ export function CreateForm() {
     const found = mode === 'simple' ? validateSong('simple', { prompt }) : validateSong('custom', { lyric, tags, title, instrumental })
     setErrors(found)
     if (Object.keys(found).length) return
+    const form = event.currentTarget
     setSending(true)
     try {
-      if (mode === 'simple') await generateMusic({ prompt, instrumental })
-      else await generateCustomMusic({ lyric, tags, title, instrumental })
+      const { songs } = mode === 'simple' ? await generateMusic({ prompt, instrumental }) : await generateCustomMusic({ lyric, tags, title, instrumental })
       toast('已提交，正在为你生成两首歌', 'success')
-      if (mode === 'simple') setPrompt('')
+      // The description and lyrics stay for another try; the new songs are brought into view.
+      // (the list shows the request's clips last made first)
+      const first = songs[songs.length - 1]
+      if (first) revealWhenDrawn(() => besides(form, `[data-song-id="${CSS.escape(first.songId)}"]`))
     } catch (error) {
       notifyError(error)
     } finally {

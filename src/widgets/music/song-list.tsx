@@ -66,9 +66,10 @@ export function SongList() {
               key={song.songId}
               part="song"
               data-testid="song"
+              data-song-id={song.songId}
               data-status={song.status}
               aria-current={current || undefined}
-              className={`flex items-center gap-3 p-2.5 rounded-xl border ${current ? 'border-primary/70 bg-primary/5' : 'border-line bg-surface'}`}
+              className={`scroll-mt-20 flex items-center gap-3 p-2.5 rounded-xl border ${current ? 'border-primary/70 bg-primary/5' : 'border-line bg-surface'}`}
             >
               <div className="relative shrink-0">
                 <Cover url={song.imageUrl} className="size-14 rounded-lg" />

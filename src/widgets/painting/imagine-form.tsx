@@ -15,6 +15,7 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
+import { besides, revealWhenDrawn } from '../../ui/reveal'
 import { Field, fieldClass, Submit } from './form-parts'
 import { ImagePicker } from './image-picker'
 import { $paintingDraft, painting, PAINTING_LIMITS, submitTask } from './state'
@@ -62,6 +63,7 @@ export function ImagineForm({ initialPrompt }: { initialPrompt?: string }) {
   async function submit(event: On.Submit) {
     event.preventDefault()
     if (busy) return
+    const form = event.currentTarget
     const prompt = latest.current.trim()
     const parsed = parsePrompt(prompt)
     if (!parsed.prompt && parsed.pictures.length === 0 && images.length === 0) return toast('请先输入画面描述', 'warning')
@@ -72,10 +74,11 @@ export function ImagineForm({ initialPrompt }: { initialPrompt?: string }) {
     if (uploading) return toast('参考图还在上传，请稍候', 'warning')
     setBusy(true)
     try {
-      await submitTask(painting.imagine(prompt, images))
-      setText('')
+      const task = await submitTask(painting.imagine(prompt, images))
+      // The prompt stays for a variant; the new card is brought into view (below the fold on a phone).
       setImages([])
       setPickerKey((k) => k + 1)
+      revealWhenDrawn(() => besides(form, `[data-testid=task-card][data-task-id="${CSS.escape(task.taskId)}"]`)?.closest('li'))
     } catch (error) {
       notifyError(error)
     } finally {

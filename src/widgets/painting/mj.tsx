@@ -40,7 +40,7 @@ export default function MjView({ prompt }: { prompt?: string }) {
           ) : (
             <ol className="mt-3 space-y-3" aria-label="本次创作的任务" data-testid="work-list">
               {[...work].reverse().map((id) => (
-                <li key={id}>
+                <li key={id} className="scroll-mt-20">
                   <TaskCard taskId={id} onOpen={setOpen} />
                 </li>
               ))}

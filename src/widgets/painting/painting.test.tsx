@@ -65,7 +65,8 @@ describe('<lingxi-painting> /mj', () => {
     await waitFor(() => expect(calls.find((c) => c.path === 'painting/imagine')?.body).toEqual({ prompt: '雨中的橘猫 --ar 16:9' }))
     const id = [...tasks.keys()][0]!
     await waitFor(() => expect(card(root, id)).not.toBeNull())
-    expect(text.value).toBe('')
+    // the prompt stays, for a variant
+    expect(text.value).toBe('雨中的橘猫 --ar 16:9')
     push({ ...tasks.get(id)!, status: 'IN_PROGRESS', progress: 40 })
     await waitFor(() => expect(card(root, id)!.querySelector('[role=progressbar]')!.getAttribute('aria-valuenow')).toBe('40'))
     expect(card(root, id)!.querySelector('[data-testid=task-status]')!.textContent).toBe('绘制中 40%')
