@@ -261,9 +261,13 @@ try {
     async after(p) {
       await p.getByRole('button', { name: '打开 AI 书童对话' }).click()
       const panel = p.getByRole('dialog', { name: '灵犀 AI' })
+      // The new reply, whether the panel opened on the earlier topic (its reply already shown) or,
+      // when opened before the topics arrived, on a new one: the first complete reply after the ones there now.
+      const replies = panel.locator('[data-testid=message][data-role=assistant][data-status=complete]')
+      const before = await replies.count()
       await panel.getByTestId('composer').fill('再推荐一本')
       await panel.getByTestId('composer').press('Enter')
-      await visible(panel.locator('[data-testid=message][data-role=assistant][data-status=complete] h2').nth(1))
+      await visible(replies.nth(before).locator('h2'))
     }
   })
   row('<lingxi-chat mode="bubble">: shown, opened, a markdown reply (signed in)', embed.transfers, BUDGET.embed)
