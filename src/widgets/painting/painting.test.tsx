@@ -102,9 +102,10 @@ describe('<lingxi-painting> /mj', () => {
     submit(text.form!)
     await waitFor(() => expect(tasks.size).toBe(1))
     const id = [...tasks.keys()][0]!
-    tasks.set(id, done(tasks.get(id)!))
-    // Polled (another refresh, e.g. of the history, may show the result first on a slow machine).
+    // Still drawing, and no channel: the widget asks task/get (asserted before the task finishes, so
+    // another refresh showing the result first cannot make the poll unnecessary).
     await waitFor(() => expect(calls.some((c) => c.path === 'painting/task/get' && c.body.taskId === id)).toBe(true), { timeout: 8000 })
+    tasks.set(id, done(tasks.get(id)!))
     await waitFor(() => expect(card(root, id)!.dataset.status).toBe('SUCCESS'), { timeout: 8000 })
   })
 
