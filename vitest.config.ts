@@ -8,6 +8,10 @@ const shared = {
   environment: 'happy-dom',
   globals: true,
   testTimeout: 20_000,
+  // Console output goes straight to the worker's stdout instead of over the worker RPC: happy-dom logs
+  // the fetches it aborts when a file's window closes, and a log still queued on a closing RPC failed
+  // a whole CI run with EnvironmentTeardownError ("Closing rpc while onUserConsoleLog was pending").
+  disableConsoleIntercept: true,
   // Every shadow root gets the full Lingxi sheet, as in the npm package.
   setupFiles: ['tests/unit/setup-styles.ts']
 }
