@@ -253,6 +253,8 @@ describe("another account's ids", () => {
       return Number(open[0]?.n) === 0
     }
     await waitUntil(settled, 20_000)
+    // …and so do its chat replies (one may still be streaming on a loaded machine).
+    await ctx.h.chat.idle()
 
     const ids = await privateIds(a.accountId)
     expect(ids.length).toBeGreaterThanOrEqual(8)
