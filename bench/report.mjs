@@ -6,7 +6,7 @@
 // `npm run bench -- --write` and `npm run bench:stream -- --write` save their run as
 // after-<bench>.json and rewrite the doc; `node bench/report.mjs` rewrites it from the files alone.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median, perCpuSecond, root } from './lib.mjs'
@@ -311,6 +311,10 @@ export function writeReport() {
     say(`| req/s while profiled | ${rps('before')} | ${rps('after')} |`)
     say()
   }
+  // Figures measured by other means than these runs (CPU time per request, heap snapshots, same-run
+  // before/after of one change), written by hand: kept through every rewrite.
+  const notes = fileURLToPath(new URL('./notes.md', import.meta.url))
+  if (existsSync(notes)) say(readFileSync(notes, 'utf8').trimEnd())
   writeFileSync(DOC, `${lines.join('\n')}\n`)
 }
 

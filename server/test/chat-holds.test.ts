@@ -4,7 +4,7 @@
  * that fails never leaves a reply streaming. Real app, real PGlite (PostgreSQL with DATABASE_URL).
  */
 import { randomUUID } from 'node:crypto'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hold } from '../src/allowances/ledger.js'
 import { holdTokens, MIN_ANSWER_TOKENS, TOKENS } from '../src/replies/accounting.js'
@@ -355,6 +355,86 @@ describe('a node that restarts ends its own orphans at once', () => {
       expect(await chat.reply(theirs)).toMatchObject({ status: 'streaming', held: 150 })
       expect(await chat.balance(accountId)).toBe(100_000 - 150)
     } finally {
+      await runtime.close()
+    }
+  })
+})
+
+describe('the lease of the replies a node generates', () => {
+  it('is renewed for every running reply (one write per tick for all of them), and no longer once they end', async () => {
+    const { token, accountId } = await chat.user()
+    const topic = await chat.topic(token, { model: 'fake-gpt' })
+    const model = (await ctx.h.chat.models.find('fake-gpt'))!
+    const past = new Date(Date.now() - 60_000)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const held = {
+      async *stream() {
+        yield { type: 'content' as const, text: '租约' }
+        await gate
+      }
+    }
+    const jobs = [randomUUID(), randomUUID(), randomUUID()].map((replyId) => ({ replyId, requestId: randomUUID() }))
+    await ctx.db.db.transaction(async (tx) => {
+      await hold(tx, accountId, TOKENS, 30)
+      for (const { replyId, requestId } of jobs)
+        await tx.insert(chatMessages).values({
+          id: replyId,
+          accountId,
+          topicId: topic.topicId,
+          role: 'assistant',
+          status: 'streaming',
+          requestId,
+          held: 10,
+          createdAt: past,
+          updatedAt: past
+        })
+    })
+    const runtime = createChatRuntime({
+      db: ctx.db.db,
+      bus: ctx.h.bus,
+      models: ctx.h.chat.models,
+      settings: ctx.h.config.chat,
+      logger: memoryLogger(),
+      now: Date.now,
+      leaseMs: 150,
+      providers: { [model.provider]: held }
+    })
+    const touched = async () =>
+      (
+        await ctx.db.db
+          .select({ updatedAt: chatMessages.updatedAt })
+          .from(chatMessages)
+          .where(
+            inArray(
+              chatMessages.id,
+              jobs.map((j) => j.replyId)
+            )
+          )
+      ).map((r) => r.updatedAt.getTime())
+    try {
+      for (const { replyId, requestId } of jobs)
+        runtime.start({
+          accountId,
+          topicId: topic.topicId,
+          replyId,
+          requestId,
+          model,
+          messages: [],
+          promptTokens: 1,
+          temperature: 1,
+          hold: { held: 10, maxTokens: undefined }
+        })
+      // Every 50 ms (a third of the lease), each running reply's row is touched.
+      await waitUntil(async () => (await touched()).every((t) => t > past.getTime() + 30_000))
+      release()
+      await runtime.idle()
+      const ended = await touched()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(await touched()).toEqual(ended)
+      for (const { replyId } of jobs) expect(await chat.reply(replyId)).toMatchObject({ status: 'complete', content: '租约' })
+    } finally {
+      release()
       await runtime.close()
     }
   })

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from '../src/db/database.js'
@@ -88,5 +91,25 @@ describe('PGlite in a worker thread', () => {
     expect(lines[0]).toBe('embedded database analysed')
     expect(lines).toContain('embedded database vacuumed and analysed')
     expect(logger.entries.filter((e) => e.level === 'error')).toEqual([])
+  })
+
+  it('keeps a small buffer cache, on a new data directory (unpacked by a worker of its own) and on one it made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lingxi-pglite-'))
+    const sharedBuffers = async (d: Database) =>
+      ((await d.db.execute(sql.raw('show shared_buffers'))) as unknown as { rows: { shared_buffers: string }[] }).rows[0]?.shared_buffers
+    try {
+      const first = await openDatabase({ dataDir: dir })
+      // Postgres' default is 128MB, all of it resident in PGlite's memory once touched.
+      expect(await sharedBuffers(first)).toBe('16MB')
+      await first.db.execute(sql.raw('create table kept (id int)'))
+      await first.db.execute(sql.raw('insert into kept values (7)'))
+      await first.close()
+      const again = await openDatabase({ dataDir: dir })
+      expect(await sharedBuffers(again)).toBe('16MB')
+      expect(((await again.db.execute(sql.raw('select id from kept'))) as unknown as { rows: { id: number }[] }).rows).toEqual([{ id: 7 }])
+      await again.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

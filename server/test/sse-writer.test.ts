@@ -114,3 +114,32 @@ describe('SSE writer on a Node server', () => {
     expect(closes).toBe(1)
   })
 })
+
+describe('SSE heartbeat', () => {
+  it('beats every open stream from one timer, which stops with the last stream', async () => {
+    const open = new Set<{ close(): void }>()
+    // A period of its own, so no other stream of this file shares the timer.
+    const own: EventStreams = {
+      heartbeatMs: 37,
+      sessions: { add: () => () => {}, expired: () => false, size: () => 0 },
+      logger: memoryLogger(),
+      open,
+      closeAll: () => {
+        for (const s of [...open]) s.close()
+      }
+    }
+    const auth = { sessionId: 1, platform: 'PC', expiresAt: Date.now() + 60_000, account: { id: 'a' } } as AuthInfo
+    const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
+    const before = timers()
+    const responses = Array.from({ length: 30 }, () => sseResponse({ streams: own, auth, setup: async () => {} }))
+    // One interval for all 30, not one each (each was a timer and a closure per stream).
+    expect(timers() - before).toBe(1)
+    const decoder = new TextDecoder()
+    const first = await Promise.all(responses.map(async (r) => decoder.decode((await r.body!.getReader().read()).value)))
+    expect(first).toEqual(responses.map(() => ': ping\n\n'))
+    const withTimer = timers()
+    own.closeAll()
+    expect(open.size).toBe(0)
+    expect(timers()).toBe(withTimer - 1)
+  })
+})

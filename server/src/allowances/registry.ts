@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Db, Tx } from '../db/database.js'
 import type { AllowanceDeclarer, AllowanceKind } from './kinds.js'
-import { readBalances } from './ledger.js'
+import { accountBalances } from './ledger.js'
 
 /** A kind as the app knows it: its definition, who declares it, and what new accounts start with. */
 interface RegisteredKind extends AllowanceKind {
@@ -72,7 +72,7 @@ export function createAllowanceRegistry(modules: readonly AllowanceDeclarer[], s
     shape: Object.fromEntries(kinds.map((k) => [k.field, z.number().describe(k.label)])),
     kindSchema: ids.length > 0 ? z.enum(ids as [string, ...string[]]) : z.never(),
     async balances(db, accountId) {
-      return fields((await readBalances(db, [accountId])).get(accountId) ?? new Map())
+      return fields(await accountBalances(db, accountId))
     },
     fields
   }

@@ -80,21 +80,43 @@ async function openPostgres(url: string, searchPath: string | undefined, max = 1
   }
 }
 
+/**
+ * Postgres' own buffer cache inside PGlite's WASM memory. Its default (128 MB) is sized for a
+ * database server with RAM of its own; embedded, the pages it would hold are in the OS page cache
+ * anyway (PGlite reads its files through Node), and every buffer touched stays resident for the
+ * life of the process: 128 MB made an idle server 120 MB larger than 16 MB does (docs/benchmarks.md).
+ */
+export const PGLITE_SHARED_BUFFERS = '16MB'
+export const pgliteStartParams = (): string[] => [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`]
+
 async function openPglite(dataDir: string | undefined, owner: LockOwner, loadDataDir: Blob | undefined, inWorker: boolean): Promise<Database> {
   let lock: { release(): void } | undefined
-  let options: { dataDir?: string; loadDataDir?: Blob } = loadDataDir ? { loadDataDir } : {}
+  let options: { dataDir?: string; loadDataDir?: Blob; startParams: string[] } = { startParams: pgliteStartParams(), ...(loadDataDir ? { loadDataDir } : {}) }
   if (dataDir) {
     lock = lockDataDir(dataDir, owner)
     const dir = join(dataDir, 'pglite')
     mkdirSync(dir, { recursive: true })
     const template = existsSync(join(dir, 'PG_VERSION')) ? undefined : readPgliteTemplate()
-    options = { dataDir: dir, ...(template ? { loadDataDir: template } : {}) }
+    options = { startParams: options.startParams, dataDir: dir, ...(template ? { loadDataDir: template } : {}) }
   }
-  const client = inWorker ? startPgliteWorker(options) : new PGlite(options)
+  let client: PGlite | PgliteWorkerClient | undefined
   try {
+    if (inWorker && options.dataDir && options.loadDataDir) {
+      // A new data directory is unpacked by a worker of its own, which then ends: unpacking leaves
+      // about 90 MB of garbage that an idle worker would keep for as long as it runs (its heap is
+      // not collected while nothing allocates), and ending the thread frees all of it at once.
+      const unpacker = startPgliteWorker(options)
+      try {
+        await unpacker.waitReady
+      } finally {
+        await unpacker.close()
+      }
+      options = { startParams: options.startParams, dataDir: options.dataDir }
+    }
+    client = inWorker ? startPgliteWorker(options) : new PGlite(options)
     await client.waitReady
   } catch (error) {
-    await client.close().catch(() => {})
+    await client?.close().catch(() => {})
     lock?.release()
     throw error
   }

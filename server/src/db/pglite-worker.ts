@@ -71,8 +71,11 @@ const plainError = (error) => {
   // Set once, not per query: PGlite merges per-query parsers into a copy of all its parsers
   // (hundreds, with every array type) on each query, which cost more than the query itself.
   const options = { parsers }
+  if (workerData.startParams) options.startParams = workerData.startParams
   if (workerData.dataDir) options.dataDir = workerData.dataDir
   if (workerData.loadDataDir) options.loadDataDir = new Blob([workerData.loadDataDir.bytes], { type: workerData.loadDataDir.type })
+  // workerData lives as long as the thread: the dump (copied into the Blob) is not kept twice.
+  workerData.loadDataDir = undefined
   let db
   try {
     db = new PGlite(options)
@@ -162,7 +165,7 @@ function revive(error: { message: string; props: Record<string, unknown> }): Err
   return e
 }
 
-export function startPgliteWorker(options: { dataDir?: string; loadDataDir?: Blob }): PgliteWorkerClient {
+export function startPgliteWorker(options: { dataDir?: string; loadDataDir?: Blob; startParams?: string[] }): PgliteWorkerClient {
   const pgliteUrl = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   let next = 1
@@ -175,7 +178,7 @@ export function startPgliteWorker(options: { dataDir?: string; loadDataDir?: Blo
     const loadDataDir = options.loadDataDir ? { bytes: await options.loadDataDir.arrayBuffer(), type: options.loadDataDir.type } : undefined
     worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { pgliteUrl, dataDir: options.dataDir, loadDataDir },
+      workerData: { pgliteUrl, dataDir: options.dataDir, loadDataDir, startParams: options.startParams },
       // The dump moves to the worker rather than being copied (it can be tens of MB).
       transferList: loadDataDir ? [loadDataDir.bytes] : [],
       // A worker's default stdout goes through the main thread; PGlite prints nothing we need.

@@ -52,6 +52,34 @@ function scheduleFlush(sink: { flush(): void }) {
   }
 }
 
+/**
+ * One timer per heartbeat period beats every open stream, instead of an interval per stream: with
+ * thousands of streams open, a timer and its closure each were a measurable part of a stream's memory.
+ */
+const heartbeats = new Map<number, { timer: NodeJS.Timeout; beats: Set<() => void> }>()
+function onHeartbeatTick(periodMs: number, beat: () => void): () => void {
+  let group = heartbeats.get(periodMs)
+  if (!group) {
+    const beats = new Set<() => void>()
+    group = {
+      beats,
+      timer: setInterval(() => {
+        for (const fn of [...beats]) fn()
+      }, periodMs)
+    }
+    heartbeats.set(periodMs, group)
+  }
+  const own = group
+  own.beats.add(beat)
+  return () => {
+    own.beats.delete(beat)
+    if (own.beats.size === 0 && heartbeats.get(periodMs) === own) {
+      clearInterval(own.timer)
+      heartbeats.delete(periodMs)
+    }
+  }
+}
+
 /** The header that tells @hono/node-server the answer is written already (here, straight to Node's response). */
 const ALREADY_SENT = 'x-hono-already-sent'
 
@@ -114,14 +142,14 @@ export function sseResponse(options: {
   let ending = false
   let headSent = false
   const cleanups: (() => void)[] = []
-  let heartbeat: NodeJS.Timeout | undefined
+  let stopHeartbeat: (() => void) | undefined
   let onHeartbeat: (() => void) | undefined
 
   const cleanup = () => {
     if (closed) return
     closed = true
     streams.open.delete(sink)
-    clearInterval(heartbeat)
+    stopHeartbeat?.()
     for (const fn of cleanups.splice(0)) {
       try {
         fn()
@@ -207,11 +235,12 @@ export function sseResponse(options: {
   // The stream just closes, without a final event: the client reconnects, as after any drop,
   // and hears 50011006 (or 50011005) in the envelope — or continues, if it holds a new token by then.
   cleanups.push(streams.sessions.add(auth, () => sink.close()))
-  heartbeat = setInterval(() => {
-    if (streams.sessions.expired(auth)) return sink.close()
-    write(': ping\n\n')
-    onHeartbeat?.()
-  }, streams.heartbeatMs)
+  if (!closed)
+    stopHeartbeat = onHeartbeatTick(streams.heartbeatMs, () => {
+      if (streams.sessions.expired(auth)) return sink.close()
+      write(': ping\n\n')
+      onHeartbeat?.()
+    })
   options
     .setup(sink, onClose)
     .then((hooks) => {
