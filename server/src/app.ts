@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { compress } from 'hono/compress'
-import { requestId } from 'hono/request-id'
+import { guardLogins, registerAdminRoutes } from './admin/http/index.js'
 import { createAllowanceRegistry } from './allowances/registry.js'
 import { registerAuthRoutes } from './auth/routes.js'
 import { createSessionCache, type SessionCache } from './auth/session-cache.js'
@@ -24,6 +24,10 @@ import { staticSite } from './http/static-site.js'
 import { createMemoryQueue, type JobQueue } from './jobs/index.js'
 import type { Kv } from './kv/kv.js'
 import type { Logger } from './logger.js'
+import { trackRequests } from './metrics/http.js'
+import { type OpsOptions, readOpsEnv } from './metrics/options.js'
+import { createMetrics, type Metrics } from './metrics/registry.js'
+import { registerMetricsRoute } from './metrics/route.js'
 import { MODULES } from './modules/index.js'
 import type { ModuleDeps, ModuleInstance, ToolModule } from './modules/module.js'
 import { registerPermissionRoutes } from './permissions/routes.js'
@@ -33,6 +37,7 @@ import { registerConfigFileRoutes } from './site/routes.js'
 import type { SmsProvider } from './sms/provider.js'
 import { createStorage, type Storage } from './storage/index.js'
 import { registerFileRoutes } from './storage/routes.js'
+import { moderatorFor } from './moderation/index.js'
 import { PUT_PREFIX as UPLOAD_PUT_PREFIX, registerUploadRoutes } from './storage/uploads.js'
 import { registerUserRoutes } from './user/routes.js'
 import { registerWechatLogin } from './wechat/login.js'
@@ -75,6 +80,8 @@ export interface AppDeps {
   moduleOptions?: ModuleOptions
   /** Registers more routes before the site fallback (tests add routes this way). */
   extend?: (api: Api) => void
+  /** Metrics token and access log; from METRICS_TOKEN and ACCESS_LOG when absent (metrics/options.ts). */
+  ops?: OpsOptions
 }
 
 export interface ComposedApp {
@@ -89,6 +96,8 @@ export interface ComposedApp {
   sessions: SessionCache
   /** /healthz and /readyz; stopping() when shutdown begins. */
   health: Health
+  /** What /metrics answers (metrics/registry.ts). */
+  metrics: Metrics
 }
 
 export function createApp(deps: AppDeps): App {
@@ -120,7 +129,10 @@ export function composeApp(deps: AppDeps): ComposedApp {
 
   // Outermost: whatever answers, a body left unread is read before the answer goes out (keep-alive).
   app.use(drainBody)
-  app.use(requestId())
+  // Request id, log context, metrics and the access log (metrics/http.ts).
+  const ops = deps.ops ?? readOpsEnv()
+  const metrics = createMetrics({ openStreams: () => streams.open.size })
+  app.use(trackRequests({ metrics, trustProxy: config.trustProxy, ...(ops.accessLog ? { accessLog: ops.accessLog } : {}) }))
   app.use(securityHeaders)
   // From 256 bytes: the small lazy chunks of the embed (e.g. the 0.9 KB markdown component) go out gzip too.
   app.use(compress({ threshold: 256 }))
@@ -145,6 +157,8 @@ export function composeApp(deps: AppDeps): ComposedApp {
     }
   })
 
+  registerMetricsRoute(app, metrics, ops.metricsToken)
+
   const sendCode = createSmsSender({
     db: deps.db,
     kv: deps.kv,
@@ -158,12 +172,14 @@ export function composeApp(deps: AppDeps): ComposedApp {
   // The allowance kinds are what the modules declare; a kind is added in its module alone.
   const allowances = createAllowanceRegistry(list, config.start)
 
+  guardLogins(api)
   registerAuthRoutes(api, config, sendCode)
   registerWechatLogin(api, config)
   registerUserRoutes(api, allowances)
   registerPermissionRoutes(api)
   registerFileRoutes(api, api.storage)
-  registerUploadRoutes(api, { config, kv: deps.kv })
+  registerUploadRoutes(api, { config, kv: deps.kv, moderator: moderatorFor({ config, db: deps.db, logger, now }) })
+  registerAdminRoutes(api, { allowances, adminPhones: ops.adminPhones })
 
   const codes = (pick: (m: ToolModule<unknown, ModuleInstance>) => readonly string[] | undefined) => [...new Set(list.flatMap((m) => pick(m) ?? []))]
   registerAccountChannel(
@@ -235,5 +251,5 @@ export function composeApp(deps: AppDeps): ComposedApp {
     return c.json(envelope(50000000, SYSTEM_ERROR_MESSAGE, null), 500)
   })
 
-  return { app, modules: Object.fromEntries(made.map((m) => [m.name, m.instance])) as ModuleInstances, list: made, streams, sessions, health }
+  return { app, modules: Object.fromEntries(made.map((m) => [m.name, m.instance])) as ModuleInstances, list: made, streams, sessions, health, metrics }
 }

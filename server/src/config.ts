@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import type { Phone } from './auth/phone.js'
 import { paths } from './paths.js'
 import { ConfigError, envSchema, list } from './config/env.js'
+import { type ModerationSettings, moderationSecrets, moderationSettings } from './moderation/settings.js'
 import {
   type ChatSettings,
   type HotSettings,
@@ -43,6 +44,8 @@ export interface Config {
   publicUrl: string
   /** Origins (scheme://host[:port]) that may call the API from the browser. */
   corsOrigins: string[]
+  /** Origins whose pages see the full phone number (the site itself always does); others see 138****5678. */
+  trustedOrigins: string[]
   sms: SmsSettings
   /** Review and test accounts that log in without an SMS code. */
   loginWithoutCodePhones: Phone[]
@@ -71,6 +74,8 @@ export interface Config {
   painting: PaintingSettings
   wechat: WechatSettings
   payments: PaymentSettings
+  /** Content safety (moderation/): no providers unless MODERATION_PROVIDERS is set. */
+  moderation: ModerationSettings
 }
 
 /** Online recharge (modules/payments): the providers offered and how long an order may wait. */
@@ -98,6 +103,8 @@ export function configuredSecrets(config: Config): string[] {
   const auth = config.painting.a1111?.auth
   const pay = config.wechat.pay
   const secrets = [
+    // The metrics token is read with the operations settings (metrics/options.ts), not into Config.
+    process.env.METRICS_TOKEN,
     config.chat.openai?.apiKey,
     config.music.sunoApiKey,
     config.painting.mjProxy?.apiSecret,
@@ -116,6 +123,7 @@ export function configuredSecrets(config: Config): string[] {
     config.payments.alipay?.privateKey,
     // The passphrase defaults to the merchant id, which is no secret and is part of every bill number.
     pay?.cert && 'passphrase' in pay.cert && pay.cert.passphrase !== pay.mchId ? pay.cert.passphrase : undefined,
+    ...moderationSecrets(config.moderation),
     ...password(config.databaseUrl),
     ...password(config.redisUrl)
   ]
@@ -145,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.REDIS_PREFIX,
     publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/$/, ''),
     corsOrigins: e.CORS_ORIGINS,
+    trustedOrigins: e.TRUSTED_ORIGINS,
     sms,
     loginWithoutCodePhones: e.LOGIN_WITHOUT_CODE_PHONES,
     start: { tokens: e.START_TOKENS, mj: e.START_MJ_COUNT, suno: e.START_SUNO_COUNT },
@@ -191,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       demoDelayMs: e.PAINTING_DEMO_DELAY_MS
     },
     wechat: wechatSettings(e),
-    payments: paymentSettings(e)
+    payments: paymentSettings(e),
+    moderation: moderationSettings(e)
   }
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { type Config, configuredSecrets } from './config.js'
 import { createRedactor } from './redact.js'
 
@@ -7,7 +8,31 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void
 }
 
-function line(level: string, message: string, fields?: Record<string, unknown>): string {
+/** What is known about the request being served: every log line made while serving it carries it. */
+export interface RequestContext {
+  requestId: string
+  /** Set once the request's session is read (http/api.ts requireAuth). */
+  accountId?: string
+}
+
+/**
+ * The request being served, across awaits: the access-log middleware (metrics/http.ts) runs each
+ * request inside it, so a line logged deep in a reply or an upstream call names its request.
+ */
+export const requestContext = new AsyncLocalStorage<RequestContext>()
+
+/** The fields with the current request's id (and account) added, unless they name their own. */
+export function withRequestContext(fields?: Record<string, unknown>): Record<string, unknown> | undefined {
+  const context = requestContext.getStore()
+  if (!context) return fields
+  // A chat reply's own `requestId` (its stream) keeps its name; the HTTP request's then goes beside it.
+  const idKey = fields && 'requestId' in fields && fields.requestId !== context.requestId ? 'httpRequestId' : 'requestId'
+  const own = { [idKey]: context.requestId, ...(context.accountId ? { accountId: context.accountId } : {}) }
+  return fields ? { ...own, ...fields } : own
+}
+
+function line(level: string, message: string, given?: Record<string, unknown>): string {
+  const fields = withRequestContext(given)
   const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields, errorReplacer)}` : ''
   return `${new Date().toISOString()} ${level} ${message}${extra}`
 }

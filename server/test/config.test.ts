@@ -109,6 +109,10 @@ describe('loadConfig', () => {
   it('needs SMS_HTTP_URL for the http provider', () => {
     expect(() => loadConfig({ SMS_PROVIDER: 'http' })).toThrow('SMS_HTTP_URL is required when SMS_PROVIDER=http')
   })
+
+  it('never makes every new account an operator', () => {
+    expect(() => loadConfig({ DEFAULT_PERMISSIONS: 'AI_TOOLS_CHAT,ADMIN' })).toThrow('ADMIN may not be given to every new account')
+  })
 })
 
 describe('migrations', () => {

@@ -29,7 +29,9 @@ beforeAll(async () => {
   ctx.db = await createTestDatabase()
   ctx.h = createHarness(ctx.db, {
     env: {
-      DEFAULT_PERMISSIONS: knownPermissionCodes().join(','),
+      DEFAULT_PERMISSIONS: knownPermissionCodes()
+        .filter((code) => code !== 'ADMIN')
+        .join(','),
       START_TOKENS: '0',
       START_MJ_COUNT: '0',
       START_SUNO_COUNT: '0',

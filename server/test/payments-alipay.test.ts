@@ -116,4 +116,28 @@ describe('Alipay against the fake', () => {
     expect(await balancesOf(ctx.db.db, accountId)).toEqual({ tokens: 0, mjCount: 0, sunoCount: 0 })
     expect(fake.requests.every((r) => r.signOk)).toBe(true)
   })
+
+  it('refund notifies (refund_fee: refunded so far) apply the difference once, from the console or Alipay’s own site', async () => {
+    const { accountId, create } = await setup()
+    const o = (await create()).data
+    fake.checkPayUrl(o.payment.payUrl)
+    fake.pay(o.orderId)
+    await deliver(fake.notify(o.orderId))
+    const refund = (fee: string, status = 'TRADE_SUCCESS', outBizNo = 'ALIPAY-SITE-1') =>
+      fake.notify(o.orderId, { extra: { refund_fee: fee, out_biz_no: outBizNo, gmt_refund: '2026-01-02 10:34:56.123', trade_status: status } })
+    // Half refunded on Alipay's merchant site: the notify says 49.50 so far; its copies change nothing.
+    for (let i = 0; i < 3; i++) expect(await (await deliver(refund('49.50'))).text()).toBe('success')
+    const [half] = await ctx.db.db.select().from(payOrders).where(eq(payOrders.id, o.orderId))
+    expect(half).toMatchObject({ status: 'paid', refundedFen: 4950 })
+    expect(await balancesOf(ctx.db.db, accountId)).toEqual({ tokens: 1500, mjCount: 0, sunoCount: 4 })
+    // The console refunds the rest; Alipay's TRADE_CLOSED notify of it after that is already applied.
+    expect(await service().refund(o.orderId)).toMatchObject({ status: 'refunded', refundedFen: 9900 })
+    expect(await (await deliver(refund('99.00', 'TRADE_CLOSED', `${o.orderId}R4950`))).text()).toBe('success')
+    expect(await balancesOf(ctx.db.db, accountId)).toEqual({ tokens: 0, mjCount: 0, sunoCount: 0 })
+    const lines = await ctx.db.db
+      .select()
+      .from(balanceLog)
+      .where(like(balanceLog.reason, `退款：%${o.orderId}%`))
+    expect(lines).toHaveLength(4)
+  })
 })

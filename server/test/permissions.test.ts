@@ -44,7 +44,8 @@ describe('userPermission', () => {
           leaf('AI_TOOLS_GALLERY', 0),
           leaf('AI_TOOLS_IMAGE', 0),
           leaf('AI_TOOLS_ORDER_PLATFORM', 0),
-          leaf('AI_TOOLS_ORDER_PLATFORM_QUALITY', 0)
+          leaf('AI_TOOLS_ORDER_PLATFORM_QUALITY', 0),
+          leaf('ADMIN', 0)
         ]
       }
     })

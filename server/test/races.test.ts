@@ -25,7 +25,9 @@ beforeAll(async () => {
   ctx.db = await createTestDatabase()
   ctx.h = createHarness(ctx.db, {
     env: {
-      DEFAULT_PERMISSIONS: knownPermissionCodes().join(','),
+      DEFAULT_PERMISSIONS: knownPermissionCodes()
+        .filter((code) => code !== 'ADMIN')
+        .join(','),
       SMS_HOURLY_PER_PHONE: '0',
       SMS_HOURLY_PER_IP: '0',
       PAINTING_DEMO_DELAY_MS: '0',

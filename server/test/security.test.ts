@@ -38,7 +38,9 @@ let api!: Api
 const ctx = {} as { db: TestDatabase; h: Harness }
 const options: HarnessOptions = {
   env: {
-    DEFAULT_PERMISSIONS: knownPermissionCodes().join(','),
+    DEFAULT_PERMISSIONS: knownPermissionCodes()
+      .filter((code) => code !== 'ADMIN')
+      .join(','),
     CORS_ORIGINS: 'https://partner.example.com',
     PAINTING_DEMO_DELAY_MS: '0',
     MUSIC_DEMO_DELAY_MS: '0',
@@ -314,9 +316,11 @@ describe('CORS', () => {
         headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' }
       })
       expect(pre.headers.get('access-control-allow-origin'), origin).toBe(allowed ? origin : null)
-      expect(pre.headers.get('access-control-allow-credentials')).toBeNull()
+      // Credentials (the session cookie, ADR 0019) for the allowlisted origin only.
+      expect(pre.headers.get('access-control-allow-credentials')).toBe(allowed ? 'true' : null)
       const res = await ctx.h.app.request(INFO, { method: 'POST', headers: { Origin: origin, 'Content-Type': 'application/json' }, body: '{}' })
       expect(res.headers.get('access-control-allow-origin'), origin).toBe(allowed ? origin : null)
+      expect(res.headers.get('access-control-allow-credentials')).toBe(allowed ? 'true' : null)
       expect(res.headers.get('vary')).toMatch(/Origin/)
     }
   })

@@ -57,6 +57,12 @@ describe('WeChat login', () => {
     expect(payload).toMatchObject({ phone: '', needPhone: true })
     const info = await ctx.h.post<any>('/api/v1/user/info', {}, { token: payload.accessToken })
     expect(info.body.data.nickName).toBe('小灵')
+    // The session is also this origin's HttpOnly, partitioned cookie (ADR 0019), short and renewable.
+    const session = done.headers.getSetCookie().find((l) => l.startsWith('lingxi_session='))!
+    expect(session).toContain(`lingxi_session=${payload.accessToken};`)
+    expect(session.split(';').map((p) => p.trim())).toEqual(expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=None', 'Partitioned', 'Max-Age=604800']))
+    const byCookie = await ctx.h.post<any>('/api/v1/user/info', {}, { headers: { Cookie: `lingxi_session=${payload.accessToken}`, 'X-Lingxi-Request': '1' } })
+    expect(byCookie.body.data.accountId).toBe(payload.accountId)
     const again = decode((await wechatLogin()).done.headers.get('location')!)
     expect(again.accountId).toBe(payload.accountId)
     const system = await ctx.h.request('/config/system.json')

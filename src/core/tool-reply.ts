@@ -49,6 +49,10 @@ export async function followToolReply(requestId: string, opts: FollowReplyOption
         opts.onText(text)
       } else if (name === 'done') {
         result = { status: 'complete', text }
+      } else if (name === 'moderated') {
+        // Content safety stopped the reply: the notice replaces what was shown.
+        text = typeof d.content === 'string' ? d.content : ''
+        opts.onText(text)
       } else if (name === 'stopped') {
         result = { status: 'interrput', text }
       } else if (name === 'error') {

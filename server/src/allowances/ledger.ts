@@ -15,9 +15,11 @@
  * rows (see replies/accounting.ts).
  */
 import { and, eq, inArray, sql } from 'drizzle-orm'
+import { PgTransaction } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../db/database.js'
 import { accounts, allowances, balanceLog } from '../db/schema.js'
 import { ApiError } from '../errors.js'
+import { publishAllowanceChange } from '../metrics/channels.js'
 import type { AllowanceKind } from './kinds.js'
 
 /** A kind by its id, or its definition. Spending and holding need the definition (its refusal message). */
@@ -44,6 +46,7 @@ function positive(amount: number, what: string): void {
 
 async function log(tx: Tx, accountId: string, kind: string, amount: number, after: Balance, reason: string, at: Date): Promise<void> {
   await tx.insert(balanceLog).values({ accountId, kind, amount, balance: after.balance + after.held, reason, createdAt: at })
+  publishAllowanceChange({ kind, amount })
 }
 
 /**
@@ -180,4 +183,26 @@ export async function readBalances(db: Db | Tx, accountIds: readonly string[]): 
     out.set(r.accountId, mine)
   }
   return out
+}
+
+/** user/info's read, on every page: built and prepared once per database, not per request. */
+function prepareBalanceRead(db: Db) {
+  return db
+    .select({ kind: allowances.kind, balance: allowances.balance })
+    .from(allowances)
+    .where(eq(allowances.accountId, sql.placeholder('accountId')))
+    .prepare('lingxi_account_balances')
+}
+const balanceReads = new WeakMap<Db, ReturnType<typeof prepareBalanceRead>>()
+
+/** One account's balances by kind id (readBalances for one account; prepared outside a transaction). */
+export async function accountBalances(db: Db | Tx, accountId: string): Promise<Map<string, number>> {
+  if (db instanceof PgTransaction) return (await readBalances(db, [accountId])).get(accountId) ?? new Map()
+  let read = balanceReads.get(db as Db)
+  if (!read) {
+    read = prepareBalanceRead(db as Db)
+    balanceReads.set(db as Db, read)
+  }
+  const rows = await read.execute({ accountId })
+  return new Map(rows.map((r) => [r.kind, r.balance]))
 }

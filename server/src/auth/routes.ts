@@ -9,10 +9,14 @@ import { clientAddress } from '../http/client-address.js'
 import { fields, literalNumber, oneOf } from '../http/fields.js'
 import { findAccountByPhone, findOrCreateAccount } from './accounts.js'
 import { type Phone, requirePhone } from './phone.js'
+import { clearSessionCookie, fromBrowser, issueSession } from './cookie.js'
+import { phoneFor } from './phone-view.js'
 import { announceRevoked } from './session-streams.js'
 import { createSession, type Platform, revokeAccountSessions, revokeSession } from './sessions.js'
 import { checkCode, consumeCode } from './sms-codes.js'
+import { BROWSER_SESSION_TTL_MS, TOKEN_TTL_MS } from './tokens.js'
 import type { SendCode } from './sms-sender.js'
+import { WECHAT_EN_CODE } from '../wechat/login.js'
 import { loginResponse, sendCodeResponse } from './wire.js'
 
 const PHONE_TAKEN = '该手机号已被其他账号使用'
@@ -22,6 +26,12 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
   const tag = 'auth'
   const allowlisted = (p: Phone) => config.loginWithoutCodePhones.some((a) => a.enCode === p.enCode && a.phone === p.phone)
   const address = (c: AppContext) => clientAddress(c, config.trustProxy)
+  const sessionTtl = (c: AppContext) => (fromBrowser(c) ? BROWSER_SESSION_TTL_MS : TOKEN_TTL_MS)
+  const answer = (c: AppContext, session: { accessToken: string; accountId: string; phone: string }, ttl: number) => ({
+    accessToken: issueSession(c, session.accessToken, ttl),
+    accountId: session.accountId,
+    phone: phoneFor(c, config, session.phone)
+  })
   // Once the revocation committed: the streams opened with those sessions close on every node. A
   // failed publish does not undo the logout; the bus logs its own failures, and each node's
   // periodic check of its open streams' sessions closes them instead (auth/session-streams.ts).
@@ -31,15 +41,21 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
     return announceRevoked(api.bus, sessionIds).catch(() => {})
   }
 
-  /** Consumes the checked code (if any), finds or creates the account and opens a session, atomically. */
-  async function logIn(phone: Phone, platform: Platform, codeId: number | undefined) {
-    return db.transaction(async (tx) => {
+  /**
+   * Consumes the checked code (if any), finds or creates the account and opens a session,
+   * atomically. A browser gets the session as its HttpOnly cookie (auth/cookie.ts), short and
+   * renewed on use, and the phone number as its page may see it (auth/phone-view.ts).
+   */
+  async function logIn(c: AppContext, phone: Phone, platform: Platform, codeId: number | undefined) {
+    const ttl = sessionTtl(c)
+    const session = await db.transaction(async (tx) => {
       const t = now()
       if (codeId !== undefined) await consumeCode(tx, codeId, t)
       const accountId = await findOrCreateAccount(tx, phone, config, t)
-      const accessToken = await createSession(tx, accountId, platform, t)
+      const accessToken = await createSession(tx, accountId, platform, t, ttl)
       return { accessToken, accountId, phone: phone.phone }
     })
+    return answer(c, session, ttl)
   }
 
   defineRoute(
@@ -76,10 +92,10 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
       response: loginResponse,
       message: '登录成功！'
     },
-    async ({ body }) => {
+    async ({ c, body }) => {
       const phone = requirePhone(body.enCode, body.phone)
       const codeId = await checkCode(db, phone, 'LOGIN', body.code, now())
-      return logIn(phone, body.platform, codeId)
+      return logIn(c, phone, body.platform, codeId)
     }
   )
 
@@ -93,21 +109,54 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
       response: loginResponse,
       message: '登录成功！'
     },
-    async ({ body }) => {
+    async ({ c, body }) => {
       const phone = requirePhone(body.enCode ?? '86', body.phone)
       if (!allowlisted(phone)) throw new ApiError(40300001, '该手机号不支持免验证码登录')
-      return logIn(phone, body.platform, undefined)
+      return logIn(c, phone, body.platform, undefined)
     }
   )
 
   defineRoute(
     api,
     '/api/v1/auth/logout',
-    { tag, summary: 'Revoke the token of this request', body: z.object({}), auth: true, response: z.null(), message: '已退出登录，期待您再次回来' },
-    async ({ auth }) => {
+    {
+      tag,
+      summary: 'Revoke the session of this request (bearer or cookie); the session cookie is cleared',
+      body: z.object({}),
+      auth: true,
+      response: z.null(),
+      message: '已退出登录，期待您再次回来'
+    },
+    async ({ c, auth }) => {
       await revokeSession(db, auth.sessionId, 'logout', now())
+      clearSessionCookie(c)
       await closeStreams([auth.sessionId])
       return null
+    }
+  )
+
+  defineRoute(
+    api,
+    '/api/v1/auth/session-cookie',
+    {
+      tag,
+      summary: 'A browser trades the readable bearer of an older client for the session cookie: a fresh cookie session opens, the bearer’s ends',
+      body: z.object({}),
+      auth: true,
+      response: loginResponse,
+      message: '操作成功'
+    },
+    async ({ c, auth }) => {
+      if (!fromBrowser(c)) throw new ApiError(40000001, '只有浏览器页面可以换取会话 Cookie（请求缺少 Origin）')
+      const login = await db.transaction(async (tx) => {
+        const t = now()
+        await revokeSession(tx, auth.sessionId, 'logout', t)
+        const accessToken = await createSession(tx, auth.account.id, auth.platform, t, BROWSER_SESSION_TTL_MS)
+        // An account made by WeChat login has a placeholder until a phone is bound: it shows none.
+        return { accessToken, accountId: auth.account.id, phone: auth.account.enCode === WECHAT_EN_CODE ? '' : auth.account.phone }
+      })
+      await closeStreams([auth.sessionId])
+      return answer(c, login, BROWSER_SESSION_TTL_MS)
     }
   )
 
@@ -148,9 +197,10 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
       response: loginResponse,
       message: '修改成功！'
     },
-    async ({ body, auth }) => {
+    async ({ c, body, auth }) => {
       const phone = await newPhoneFor(auth.account.id, auth.account, body.enCode, body.phone)
       const codeId = await checkCode(db, phone, 'MODIFY_PHONE', body.code, now())
+      const ttl = sessionTtl(c)
       const { revoked, login } = await db
         .transaction(async (tx) => {
           const t = now()
@@ -163,7 +213,7 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
           // must not stay logged in. The caller proved the new number just now, so it gets a
           // fresh token in the answer and the browser stays logged in without a second login.
           const revoked = await revokeAccountSessions(tx, auth.account.id, 'phone-change', t)
-          const accessToken = await createSession(tx, auth.account.id, auth.platform, t)
+          const accessToken = await createSession(tx, auth.account.id, auth.platform, t, ttl)
           return { revoked, login: { accessToken, accountId: auth.account.id, phone: phone.phone } }
         })
         .catch((error: unknown) => {
@@ -173,7 +223,7 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
         })
       // By id, not by account: the session just created for the answer keeps its streams.
       await closeStreams(revoked)
-      return login
+      return answer(c, login, ttl)
     }
   )
 }

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../db/database.js'
 import { type Account, accounts, sessions } from '../db/schema.js'
 import { ApiError } from '../errors.js'
-import { newToken, sha256Hex, TOKEN_TTL_MS } from './tokens.js'
+import { BROWSER_SESSION_MAX_MS, BROWSER_SESSION_TTL_MS, newToken, SESSION_RENEW_EVERY_MS, sha256Hex, TOKEN_TTL_MS } from './tokens.js'
 
 export type Platform = 'PC' | 'H5'
 export type RevokeReason = 'logout' | 'phone-change' | 'admin'
@@ -13,18 +13,41 @@ export interface AuthInfo {
   account: Account
   /** Epoch ms; an open stream ends at its first heartbeat after it (auth/session-streams.ts). */
   expiresAt: number
+  /** Epoch ms the session opened (bounds its renewals); absent in hand-made AuthInfos of tests. */
+  createdAt?: number
 }
 
-export async function createSession(db: Db | Tx, accountId: string, platform: Platform, now: number): Promise<string> {
+/** Opens a session; `ttlMs` is BROWSER_SESSION_TTL_MS for a browser (cookie) session. */
+export async function createSession(db: Db | Tx, accountId: string, platform: Platform, now: number, ttlMs = TOKEN_TTL_MS): Promise<string> {
   const token = newToken()
   await db.insert(sessions).values({
     tokenHash: sha256Hex(token),
     accountId,
     platform,
     createdAt: new Date(now),
-    expiresAt: new Date(now + TOKEN_TTL_MS)
+    expiresAt: new Date(now + ttlMs)
   })
   return token
+}
+
+/**
+ * Sliding expiry of a browser session: pushes the expiry to `now + BROWSER_SESSION_TTL_MS` when it
+ * was last set more than SESSION_RENEW_EVERY_MS ago, never past BROWSER_SESSION_MAX_MS after the
+ * session opened. A long (bearer) session is past that bound long before its last week, so it is
+ * never renewed. Returns the new expiry, or undefined when nothing was renewed.
+ */
+export async function renewSession(db: Db, auth: AuthInfo, now: number): Promise<number | undefined> {
+  if (auth.createdAt === undefined) return undefined
+  const left = auth.expiresAt - now
+  const until = Math.min(now + BROWSER_SESSION_TTL_MS, auth.createdAt + BROWSER_SESSION_MAX_MS)
+  if (left > BROWSER_SESSION_TTL_MS - SESSION_RENEW_EVERY_MS || until <= auth.expiresAt) return undefined
+  const expiresAt = until
+  const rows = await db
+    .update(sessions)
+    .set({ expiresAt: new Date(expiresAt) })
+    .where(and(eq(sessions.id, auth.sessionId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id })
+  return rows.length > 0 ? expiresAt : undefined
 }
 
 /** Where authenticate keeps the sessions it read (auth/session-cache.ts). */
@@ -47,7 +70,8 @@ function prepareLookup(db: Db) {
 }
 
 /**
- * Resolves `Authorization: Bearer <token>` to its session and account; writes nothing. With a
+ * Resolves `Authorization: Bearer <token>` (or the session cookie's token, given as `Bearer <token>`
+ * by auth/cookie.ts) to its session and account; writes nothing. With a
  * cache, a session read in the last few seconds is not read again (auth/session-cache.ts).
  */
 export async function authenticate(db: Db, authorization: string | undefined, now: number, cache?: AuthCache): Promise<AuthInfo> {
@@ -71,7 +95,8 @@ export async function authenticate(db: Db, authorization: string | undefined, no
     sessionId: row.session.id,
     platform: row.session.platform as Platform,
     account: row.account,
-    expiresAt: row.session.expiresAt.getTime()
+    expiresAt: row.session.expiresAt.getTime(),
+    createdAt: row.session.createdAt.getTime()
   }
   cache?.set(hash, auth)
   return auth

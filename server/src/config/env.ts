@@ -51,6 +51,29 @@ const optionalUrl = (name: string, protocols: string[]) =>
       return value
     })
 
+/** A comma-separated list of origins (scheme://host[:port]). */
+const originList = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const origins: string[] = []
+      for (const item of list(value)) {
+        let origin: string | undefined
+        try {
+          const url = new URL(item)
+          if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin
+        } catch {}
+        // An origin is scheme://host[:port]; anything more would never match a browser's Origin header.
+        if (origin === undefined || origin !== item.replace(/\/$/, '')) {
+          ctx.addIssue({ code: 'custom', message: `${name}: "${item}" is not an origin like https://example.com` })
+          continue
+        }
+        origins.push(origin)
+      }
+      return origins
+    })
+
 export const envSchema = z.object({
   NODE_ENV: z.string().optional(),
   PORT: count('PORT', 8787).refine((port) => port >= 1 && port <= 65535, 'PORT must be between 1 and 65535'),
@@ -69,26 +92,9 @@ export const envSchema = z.object({
     .optional()
     .transform((value) => value ?? 'lingxi:'),
   PUBLIC_URL: optionalUrl('PUBLIC_URL', ['http:', 'https:']),
-  CORS_ORIGINS: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      const origins: string[] = []
-      for (const item of list(value)) {
-        let origin: string | undefined
-        try {
-          const url = new URL(item)
-          if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin
-        } catch {}
-        // An origin is scheme://host[:port]; anything more would never match a browser's Origin header.
-        if (origin === undefined || origin !== item.replace(/\/$/, '')) {
-          ctx.addIssue({ code: 'custom', message: `CORS_ORIGINS: "${item}" is not an origin like https://example.com` })
-          continue
-        }
-        origins.push(origin)
-      }
-      return origins
-    }),
+  CORS_ORIGINS: originList('CORS_ORIGINS'),
+  /** Partner origins (of CORS_ORIGINS) whose pages may see the full phone number; others see it masked (docs/decisions/0019-session-cookie.md). */
+  TRUSTED_ORIGINS: originList('TRUSTED_ORIGINS'),
   SMS_PROVIDER: z.enum(['console', 'http', 'aliyun', 'tencent'], { error: 'SMS_PROVIDER must be "console" or "http" or "aliyun" or "tencent"' }).optional(),
   SMS_HTTP_URL: optionalUrl('SMS_HTTP_URL', ['http:', 'https:']),
   SMS_HTTP_TOKEN: z.string().optional(),
@@ -142,6 +148,9 @@ export const envSchema = z.object({
           message: `DEFAULT_PERMISSIONS: unknown code ${unknown.join(', ')} (known: ${known.join(', ')})`
         })
       }
+      // Every new account would be an operator.
+      if (codes.includes('ADMIN'))
+        ctx.addIssue({ code: 'custom', message: 'DEFAULT_PERMISSIONS: ADMIN may not be given to every new account (use ADMIN_PHONES or lingxi-admin grant)' })
       return [...new Set(codes)]
     }),
   TRUST_PROXY: z
@@ -260,7 +269,25 @@ export const envSchema = z.object({
   ALIPAY_SELLER_ID: z.string().optional(),
   ALIPAY_GATEWAY: optionalUrl('ALIPAY_GATEWAY', ['http:', 'https:']),
   ALIPAY_NOTIFY_URL: optionalUrl('ALIPAY_NOTIFY_URL', ['http:', 'https:']),
-  ALIPAY_RETURN_URL: optionalUrl('ALIPAY_RETURN_URL', ['http:', 'https:'])
+  ALIPAY_RETURN_URL: optionalUrl('ALIPAY_RETURN_URL', ['http:', 'https:']),
+  // Content safety (moderation/settings.ts checks the combinations): off unless MODERATION_PROVIDERS is set.
+  MODERATION_PROVIDERS: z.string().optional(),
+  MODERATION_WORDS_FILE: z.string().optional(),
+  MODERATION_ALIYUN_ACCESS_KEY_ID: z.string().optional(),
+  MODERATION_ALIYUN_ACCESS_KEY_SECRET: z.string().optional(),
+  MODERATION_ALIYUN_ENDPOINT: optionalUrl('MODERATION_ALIYUN_ENDPOINT', ['http:', 'https:']),
+  MODERATION_TENCENT_SECRET_ID: z.string().optional(),
+  MODERATION_TENCENT_SECRET_KEY: z.string().optional(),
+  MODERATION_TENCENT_REGION: z.string().optional(),
+  MODERATION_TENCENT_ENDPOINT: optionalUrl('MODERATION_TENCENT_ENDPOINT', ['http:', 'https:']),
+  MODERATION_TENCENT_BIZ_TYPE: z.string().optional(),
+  MODERATION_OPENAI_BASE_URL: optionalUrl('MODERATION_OPENAI_BASE_URL', ['http:', 'https:']),
+  MODERATION_OPENAI_API_KEY: z.string().optional(),
+  MODERATION_OPENAI_MODEL: z.string().optional(),
+  MODERATION_TIMEOUT_MS: count('MODERATION_TIMEOUT_MS', 3000).refine((ms) => ms >= 1, 'MODERATION_TIMEOUT_MS must be at least 1'),
+  MODERATION_FAIL_MODE: z.string().optional(),
+  MODERATION_LOG_DAYS: count('MODERATION_LOG_DAYS', 183).refine((days) => days >= 1, 'MODERATION_LOG_DAYS must be at least 1'),
+  MODERATION_STREAM_WINDOW: count('MODERATION_STREAM_WINDOW', 120).refine((n) => n >= 10, 'MODERATION_STREAM_WINDOW must be at least 10')
 })
 
 /** The checked environment. */

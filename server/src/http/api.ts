@@ -2,11 +2,13 @@ import type { HttpBindings } from '@hono/node-server'
 import type { Context, Hono, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import type { SessionCache } from '../auth/session-cache.js'
-import { type AuthInfo, authenticate } from '../auth/sessions.js'
+import { authenticateRequest } from '../auth/cookie.js'
+import type { AuthInfo } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
 import type { EventBus } from '../events/bus.js'
 import { ApiError, envelope } from '../errors.js'
 import type { JobQueue } from '../jobs/queue.js'
+import { requestContext } from '../logger.js'
 import type { Storage } from '../storage/index.js'
 
 export type AppEnv = {
@@ -136,8 +138,10 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.outp
 export async function requireAuth(api: Api, c: AppContext): Promise<AuthInfo> {
   const known = c.get('auth')
   if (known) return known
-  const auth = await authenticate(api.db, c.req.header('authorization'), api.now(), api.sessions)
+  const auth = await authenticateRequest(c, api)
   c.set('auth', auth)
+  const context = requestContext.getStore()
+  if (context) context.accountId = auth.account.id
   return auth
 }
 

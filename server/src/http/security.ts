@@ -1,10 +1,12 @@
 import type { MiddlewareHandler } from 'hono'
 
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID'
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID, X-Lingxi-Request'
 
 /**
  * CORS for the origins in CORS_ORIGINS only. Any other origin gets no CORS header at all,
- * not even on a preflight, so the browser blocks the call.
+ * not even on a preflight, so the browser blocks the call. Allowed origins may send credentials
+ * (the session cookie, docs/decisions/0019-session-cookie.md): the answer names that one origin,
+ * never `*`, and varies by Origin.
  */
 export function cors(origins: readonly string[]): MiddlewareHandler {
   const allowed = new Set(origins)
@@ -15,6 +17,7 @@ export function cors(origins: readonly string[]): MiddlewareHandler {
       const headers = new Headers({ Vary: 'Origin' })
       if (ok) {
         headers.set('Access-Control-Allow-Origin', origin)
+        headers.set('Access-Control-Allow-Credentials', 'true')
         headers.set('Access-Control-Allow-Methods', 'GET, POST, PUT, OPTIONS')
         headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS)
         headers.set('Access-Control-Max-Age', '600')
@@ -25,6 +28,7 @@ export function cors(origins: readonly string[]): MiddlewareHandler {
     c.header('Vary', 'Origin', { append: true })
     if (ok) {
       c.header('Access-Control-Allow-Origin', origin)
+      c.header('Access-Control-Allow-Credentials', 'true')
       c.header('Access-Control-Expose-Headers', 'X-Request-Id')
     }
   }

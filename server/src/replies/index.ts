@@ -2,6 +2,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import type { EventBus } from '../events/bus.js'
 import type { Logger } from '../logger.js'
+import { moderatorFor } from '../moderation/index.js'
 import { createConfigFiles } from '../site/config-files.js'
 import { createChatModels } from './models.js'
 import { type ChatRuntime, type ChatRuntimeOptions, createChatRuntime } from './runtime.js'
@@ -29,6 +30,7 @@ export function createChat(
     now,
     leaseMs: config.chatLeaseMs,
     nodeId: config.nodeId,
+    moderation: moderatorFor({ config, db, logger, now }),
     ...tuning
   })
 }

@@ -5,7 +5,10 @@ import { type ChatMessage, chatMessages } from '../db/schema.js'
 import { SYSTEM_ERROR_MESSAGE } from '../errors.js'
 import type { EventBus, Subscription } from '../events/bus.js'
 import type { Logger } from '../logger.js'
+import type { Moderator } from '../moderation/index.js'
 import { endStreaming } from './accounting.js'
+import { createLeases } from './lease.js'
+import { BLOCKED_REPLY_NOTICE, blockedEnd, watchStream } from './moderate-stream.js'
 import type { ChatModels, ModelEntry, ProviderKind } from './models.js'
 import { createDemoProvider } from './providers/demo.js'
 import { createOpenAiProvider } from './providers/openai.js'
@@ -56,6 +59,8 @@ export interface ChatRuntimeOptions {
    * once (they died with its last run), and leaves other nodes' to their leases.
    */
   nodeId?: string
+  /** Content safety: the reply is checked in windows as it streams (moderate-stream.ts); none when off. */
+  moderation?: Moderator
 }
 
 interface Running {
@@ -100,20 +105,21 @@ export const streamKey = (accountId: string, requestId: string) => `${accountId}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The writes every streaming reply repeats (its growing text, its lease), built once per database. */
+/** The write every streaming reply repeats (its growing text), built once per database. */
 function prepareReplyWrites(db: Db) {
   const streamingReply = and(eq(chatMessages.id, sql.placeholder('id')), eq(chatMessages.status, 'streaming'))
   return {
+    // Only what arrived since the last save crosses to the database: saving the whole text each
+    // time made a long reply's saves cost its length squared. Saves of one reply never overlap.
     save: db
       .update(chatMessages)
-      .set({ content: sql`${sql.placeholder('content')}`, thinking: sql`${sql.placeholder('thinking')}`, updatedAt: sql`${sql.placeholder('at')}` })
+      .set({
+        content: sql`${chatMessages.content} || ${sql.placeholder('content')}`,
+        thinking: sql`case when ${chatMessages.thinking} is null and ${sql.placeholder('thinking')}::text = '' then null else coalesce(${chatMessages.thinking}, '') || ${sql.placeholder('thinking')}::text end`,
+        updatedAt: sql`${sql.placeholder('at')}`
+      })
       .where(streamingReply)
-      .prepare('lingxi_reply_save'),
-    touch: db
-      .update(chatMessages)
-      .set({ updatedAt: sql`${sql.placeholder('at')}` })
-      .where(streamingReply)
-      .prepare('lingxi_reply_touch')
+      .prepare('lingxi_reply_append')
   }
 }
 const replyWrites = new WeakMap<Db, ReturnType<typeof prepareReplyWrites>>()
@@ -148,6 +154,8 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     if (message.type === 'stop') running.get(message.stream)?.controller.abort(STOPPED_BY_USER)
   })
 
+  const lease = createLeases({ db, logger, now, leaseMs })
+
   let busFailed = false
   const busError = (error: unknown) => {
     if (busFailed) return
@@ -172,6 +180,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     let usage: { promptTokens: number; completionTokens: number } | undefined
     // A short balance limits the answer to what it pays for (the upstream gets max_tokens).
     const model = job.hold.maxTokens === undefined ? job.model : { ...job.model, maxTokens: Math.min(job.hold.maxTokens, job.model.maxTokens ?? Infinity) }
+    const watch = watchStream(options.moderation, job, (reason) => controller.abort(reason))
 
     // The growing reply reaches the database at a bounded rate; writes never overlap.
     let writesOf = replyWrites.get(db)
@@ -182,27 +191,27 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     let pending = 0
     let timer: NodeJS.Timeout | undefined
     let writes = Promise.resolve()
+    // How much of the text the row has: a save sends what follows (a failed one is sent again with the next).
+    let saved = { content: 0, thinking: 0 }
     const flush = () => {
       if (timer) clearTimeout(timer)
       timer = undefined
       pending = 0
-      const snapshot = { content, thinking: thinking === '' ? null : thinking }
       writes = writes
         .then(async () => {
-          await writesOf.save.execute({ ...snapshot, at: new Date(now()).toISOString(), id: job.replyId })
+          const upTo = { content: content.length, thinking: thinking.length }
+          await writesOf.save.execute({
+            content: content.slice(saved.content, upTo.content),
+            thinking: thinking.slice(saved.thinking, upTo.thinking),
+            at: new Date(now()).toISOString(),
+            id: job.replyId
+          })
+          saved = upTo
         })
         .catch((error: unknown) => logger.error('saving a streaming reply failed', { error, replyId: job.replyId }))
     }
     // The lease: other nodes' sweeps leave a reply alone while its row keeps being touched.
-    const lease = setInterval(
-      () => {
-        writesOf.touch
-          .execute({ at: new Date(now()).toISOString(), id: job.replyId })
-          .catch((error: unknown) => logger.error('renewing a reply lease failed', { error, replyId: job.replyId }))
-      },
-      Math.max(50, Math.floor(leaseMs / 3))
-    )
-    lease.unref()
+    const endLease = lease(job.replyId)
     const grew = (text: string) => {
       pending += Buffer.byteLength(text)
       if (pending >= flushBytes) flush()
@@ -238,6 +247,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
           chunk.type === 'content' ? `{"content":${text}}` : `{"thinking":${text}}`
         )
         grew(chunk.text)
+        if (chunk.type === 'content') watch?.grew(content)
       }
     } catch (error) {
       if (controller.signal.aborted) {
@@ -255,9 +265,12 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
       }
     }
     if (timer) clearTimeout(timer)
-    clearInterval(lease)
+    endLease()
     await writes
-    const settled = await settleReply({ db, logger, now }, job, { status, content, thinking, errorCode, errorMessage, usage, stoppedByUser })
+    const block = await watch?.finish(content)
+    if (block) await emit(job, 'moderated', { content: BLOCKED_REPLY_NOTICE })
+    const end = block ? { ...blockedEnd(block), usage, stoppedByUser } : { status, content, thinking, errorCode, errorMessage, usage, stoppedByUser }
+    const settled = await settleReply({ db, logger, now }, job, end)
     // Saved and charged first; only then the final event.
     if (settled.row) await emitTerminal(job.accountId, settled.row)
     // The database is gone: subscribers still get an end; the row is left to the next sweep.

@@ -18,6 +18,8 @@ export interface ReplyEnd {
   /** What the upstream reported, unchecked. */
   usage: { promptTokens: number; completionTokens: number } | undefined
   stoppedByUser: boolean
+  /** Set when moderation blocked the reply: only this text (what passed before the bad window) is billed. */
+  billed?: string
 }
 
 /**
@@ -48,11 +50,14 @@ export async function settleReply(
         model: job.model.id
       })
     }
-    const counted = upstream ?? {
-      promptTokens: produced ? job.promptTokens : 0,
-      completionTokens: produced ? contentTokens + (await countTokens(thinking)) : 0
-    }
-    const billable = produced && (status === 'complete' || (status === STOPPED && end.stoppedByUser))
+    const counted =
+      end.billed !== undefined
+        ? { promptTokens: end.billed ? job.promptTokens : 0, completionTokens: await countTokens(end.billed) }
+        : (upstream ?? {
+            promptTokens: produced ? job.promptTokens : 0,
+            completionTokens: produced ? contentTokens + (await countTokens(thinking)) : 0
+          })
+    const billable = end.billed !== undefined ? end.billed !== '' : produced && (status === 'complete' || (status === STOPPED && end.stoppedByUser))
     const cost = billable ? costOf(counted, job.model.price) : 0
     const row = await finishReply(db, {
       replyId: job.replyId,

@@ -7,6 +7,7 @@ import { ApiError, envelope } from '../errors.js'
 import { type Api, checkPermission, defineRoute } from '../http/api.js'
 import { oneOf, requiredText, wholeNumber } from '../http/fields.js'
 import type { Kv } from '../kv/kv.js'
+import { assertTexts, type Moderator, NO_MODERATION } from '../moderation/index.js'
 import { extensionFor, isValidKey, newKey } from './keys.js'
 import { cleanName, IMAGE_TOO_LARGE, MAX_IMAGE_BYTES, saveImage } from './images.js'
 import { uploadSecret } from './secret.js'
@@ -66,7 +67,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, max: number, 
  * A ticket is a pending_uploads row plus, for local storage, an HMAC over account, key, type,
  * size and expiry; completion checks the bytes with sharp and records the file.
  */
-export function registerUploadRoutes(api: Api, deps: { config: Config; kv: Kv }): void {
+export function registerUploadRoutes(api: Api, deps: { config: Config; kv: Kv; moderator?: Moderator }): void {
   const { storage, db } = api
   let secret: string | undefined
   const getSecret = () => (secret ??= uploadSecret(deps.config))
@@ -98,7 +99,13 @@ export function registerUploadRoutes(api: Api, deps: { config: Config; kv: Kv })
       response: uploadTicketSchema
     },
     async ({ auth, body }) => {
-      if (body.purpose === 'image') await checkPermission(api, auth, 'AI_TOOLS_IMAGE')
+      if (body.purpose === 'image') {
+        await checkPermission(api, auth, 'AI_TOOLS_IMAGE')
+        // The image host shows the name to everyone who opens the link.
+        await assertTexts(deps.moderator ?? NO_MODERATION, auth.account.id, [
+          { kind: 'name', text: body.fileName, source: 'image-host.upload', what: '文件名' }
+        ])
+      }
       const contentType = body.contentType.toLowerCase() === 'image/jpg' ? 'image/jpeg' : body.contentType.toLowerCase()
       const ext = extensionFor(contentType)
       if (!IMAGE_TYPES.includes(contentType) || !ext) throw new ApiError(40000001, '只能上传 PNG、JPEG、WebP 或 GIF 图片')

@@ -3,7 +3,9 @@ import { and, eq, gt, isNull, or } from 'drizzle-orm'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { z } from 'zod'
 import { findOrCreateAccount } from '../auth/accounts.js'
+import { setSessionCookie } from '../auth/cookie.js'
 import { createSession } from '../auth/sessions.js'
+import { BROWSER_SESSION_TTL_MS } from '../auth/tokens.js'
 import type { wechatLoginPayload } from '../auth/wire.js'
 import type { Config } from '../config.js'
 import { accounts, wechatIdentities, wechatLoginStates } from '../db/schema.js'
@@ -91,7 +93,7 @@ async function linkIdentity(api: Api, config: Config, appId: string, user: Wecha
     }
     const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId))
     if (!account) throw new WechatOAuthError(-11, '账号不存在，请重新登录')
-    const accessToken = await createSession(tx, accountId, 'PC', now)
+    const accessToken = await createSession(tx, accountId, 'PC', now, BROWSER_SESSION_TTL_MS)
     const needPhone = account.enCode === WECHAT_EN_CODE
     return { accessToken, accountId, phone: needPhone ? '' : account.phone, needPhone }
   })
@@ -225,6 +227,8 @@ export function registerWechatLogin(api: Api, config: Config): void {
       if (error instanceof WechatOAuthError) return errorPage(c, error.message, row.redirect)
       throw error
     }
+    // The session's HttpOnly cookie on this origin (ADR 0019); the payload still carries the token for the client of this tree.
+    setSessionCookie(c, payload.accessToken)
     const target = withLogin(row.redirect, encodePayload(payload))
     if (!row.popup) return c.redirect(target, 302)
     const days = 365

@@ -140,7 +140,10 @@ export async function startFakeAlipay(options: { now?: () => number } = {}) {
       return t
     },
     /** The async notify of a trade (form body), signed as Alipay signs it, or bent by `o`. */
-    notify(outTradeNo: string, o: { signWith?: KeyObject; totalAmount?: string; appId?: string; sellerId?: string; tamper?: (b: string) => string } = {}) {
+    notify(
+      outTradeNo: string,
+      o: { signWith?: KeyObject; totalAmount?: string; appId?: string; sellerId?: string; tamper?: (b: string) => string; extra?: Record<string, string> } = {}
+    ) {
       const t = trades.get(outTradeNo)
       if (!t) throw new Error(`no trade ${outTradeNo}`)
       const at = new Date(now() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')
@@ -164,7 +167,9 @@ export async function startFakeAlipay(options: { now?: () => number } = {}) {
         receipt_amount: o.totalAmount ?? t.totalAmount,
         app_id: o.appId ?? APP_ID,
         seller_id: o.sellerId ?? SELLER,
-        sign_type: 'RSA2'
+        sign_type: 'RSA2',
+        // A refund's notify adds refund_fee, out_biz_no, gmt_refund (and TRADE_CLOSED when all is refunded).
+        ...o.extra
       }
       p.sign = sign(o.signWith ?? alipay.privateKey, content(p, ['sign', 'sign_type']))
       const body = new URLSearchParams(p).toString()

@@ -40,6 +40,8 @@ export interface NotifyOptions {
   tradeState?: string
   /** Changes the body after it was signed. */
   tamper?: (body: string) => string
+  /** Encrypts this resource instead of the transaction's (a REFUND.* notify's refund). */
+  resource?: Record<string, unknown>
 }
 
 export interface FakeNotify {
@@ -253,7 +255,7 @@ export async function startFakeWechatPayV3(options: { now?: () => number } = {})
         resource_type: 'encrypt-resource',
         event_type: o.eventType ?? 'TRANSACTION.SUCCESS',
         summary: '支付成功',
-        resource: encrypt(o.apiV3Key ?? apiV3Key, JSON.stringify(tx))
+        resource: encrypt(o.apiV3Key ?? apiV3Key, JSON.stringify(o.resource ?? tx))
       })
       const ts = String(o.timestamp ?? Math.floor(now() / 1000))
       const nonce = randomBytes(16).toString('hex')

@@ -9,7 +9,17 @@ import { chatRoles } from '../../src/db/schema.js'
 
 /** Emptied by truncation before each test (accounts and own roles are deleted row by row, see reset). */
 // Tables whose rows belong to no account (deleting accounts below clears the rest by cascade).
-export const TABLES = ['chat_messages', 'chat_topics', 'balance_log', 'sessions', 'sms_codes', 'recharge_log', 'recharge_cards', 'hot_cache'] as const
+export const TABLES = [
+  'chat_messages',
+  'chat_topics',
+  'balance_log',
+  'sessions',
+  'sms_codes',
+  'recharge_log',
+  'recharge_cards',
+  'hot_cache',
+  'moderation_log'
+] as const
 
 export interface TestDatabase extends Database {
   /** Empties every table and seeds the public roles: each test starts from a fresh, migrated database. */

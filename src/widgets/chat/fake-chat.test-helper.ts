@@ -131,11 +131,14 @@ export class FakeChat {
       reply.content += (data.content as string) ?? ''
       if (data.thinking) reply.thinking = (reply.thinking ?? '') + (data.thinking as string)
     }
-    if (reply && event !== 'delta') reply.status = data.status as ChatMessage['status']
+    // `moderated` (content safety's notice) replaces the text and is followed by `error`.
+    const passing = event === 'delta' || event === 'moderated'
+    if (reply && event === 'moderated') reply.content = (data.content as string) ?? ''
+    if (reply && !passing) reply.status = data.status as ChatMessage['status']
     if (reply && event === 'done') reply.usage = data.usage as ChatMessage['usage']
     const entry = { id: stream.events.length + 1, event, data: { ...data, ...(event === 'delta' ? {} : { messageId: stream.replyId }) } }
     stream.events.push(entry)
-    if (event !== 'delta') stream.ended = true
+    if (!passing) stream.ended = true
     for (const res of stream.subscribers) {
       res.write(frame(entry))
       if (stream.ended) res.end()

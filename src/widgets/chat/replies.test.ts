@@ -63,6 +63,17 @@ describe('sendMessage', () => {
     expect($streaming.get()[sent.requestId]).toMatchObject({ status: 'error', error: { code: 50400001, message: '模型响应超时' } })
   })
 
+  it('replaces what was shown with the notice when content safety stops the reply (moderated, then 42200001)', async () => {
+    const t = await freshTopic()
+    const sent = await sendMessage(t, '讲个故事')
+    await vi.waitFor(() => expect(fake.subscriptions(sent.requestId)).toHaveLength(1))
+    fake.emit(sent.requestId, 'delta', { content: '不该出现的内容' })
+    fake.emit(sent.requestId, 'moderated', { content: '该回复包含违规信息，已停止显示。' })
+    fake.emit(sent.requestId, 'error', { status: 'error', code: 42200001, message: '回复包含违规信息' })
+    expect(await sent.finished).toBe('error')
+    expect(reply(t)).toMatchObject({ content: '该回复包含违规信息，已停止显示。', status: 'error', errorCode: 42200001 })
+  })
+
   it('takes the question back and rejects when the server refuses (40200001, no allowance)', async () => {
     const t = await freshTopic()
     fake.failures['topic/message/send'] = { code: 40200001, message: '对话额度不足，请充值', status: 402 }

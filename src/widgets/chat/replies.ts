@@ -169,6 +169,10 @@ async function follow(requestId: string, topicId: string, replyId: string, repla
           end({ status: d.status === 'timeout' ? 'timeout' : 'error', errorCode: code, errorMessage: message }, 'error', { code, message })
         } else if (name === 'stopped') {
           end({ status: 'interrput' }, 'ready')
+        } else if (name === 'moderated') {
+          // Content safety stopped the reply: what was shown is replaced by the server's notice.
+          patchMessage(topicId, replyId, { content: typeof d.content === 'string' ? d.content : '', thinking: null })
+          fresh = false
         }
       }
     })

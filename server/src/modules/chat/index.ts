@@ -1,3 +1,4 @@
+import { moderatorFor } from '../../moderation/index.js'
 import { TOKENS } from '../../replies/accounting.js'
 import { defineModule } from '../module.js'
 import { registerMessageRoutes } from './message-routes.js'
@@ -20,11 +21,12 @@ export const chat = defineModule({
   channelCodes: [CHAT_PERMISSION, 'AI_TOOLS_ROLE'],
   replyCodes: [CHAT_PERMISSION, 'AI_TOOLS_ROLE'],
   create(deps) {
+    const moderator = moderatorFor(deps)
     return {
       routes(api) {
-        registerTopicRoutes(api, deps.replies)
-        registerMessageRoutes(api, deps.replies, deps.replyCodes)
-        registerRoleRoutes(api, deps.config.publicUrl)
+        registerTopicRoutes(api, deps.replies, moderator)
+        registerMessageRoutes(api, deps.replies, deps.replyCodes, moderator)
+        registerRoleRoutes(api, deps.config.publicUrl, moderator)
         registerStreamRoute(api, deps.streams, deps.replyCodes)
       },
       // Public roles from data/roles.json, upserted at every start.

@@ -5,6 +5,7 @@ import type { AuthInfo } from '../../auth/sessions.js'
 import { type ChatMessage, type ChatTopic, chatMessages, chatTopics } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/errors.js'
 import { ApiError } from '../../errors.js'
+import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { idField, pageFields, readPage } from '../../http/fields.js'
 import { endStreaming, type Hold, holdTokens, requireTokens } from '../../replies/accounting.js'
@@ -35,7 +36,7 @@ const requiredRequestId = idField('requestId').transform((id) => id.toLowerCase(
 type SendResult = { requestId: string; messageId: string; replyId: string }
 
 /** `replyCodes`: the codes of every tool whose replies stream here; each may stop its own. */
-export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes: readonly string[]): void {
+export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes: readonly string[], moderator: Moderator = NO_MODERATION): void {
   const { db, now } = api
   const path = (p: string) => `${CHAT_BASE}/${p}`
   const tag = 'chat'
@@ -132,6 +133,8 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
         const existing = await findReplyByRequest(db, accountId, body.requestId)
         if (existing) return previous(existing, topic.id)
       }
+      // Checked before anything is held, stored or sent upstream.
+      await assertTexts(moderator, accountId, [{ kind: 'chat', text: body.content, source: 'chat.message', what: '消息' }])
       const messageId = randomUUID()
       const contentTokens = await countTokens(body.content)
       return startReply({

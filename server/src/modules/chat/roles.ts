@@ -5,6 +5,7 @@ import { z } from 'zod'
 import type { Db } from '../../db/database.js'
 import { type ChatRole, chatRoles, chatRoleTags, chatTags } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
+import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { idField, optionalText, pageFields, readPage, requiredText } from '../../http/fields.js'
 import { paths } from '../../paths.js'
@@ -116,7 +117,7 @@ export function validAvatar(avatar: string, publicUrl: string): boolean {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-export function registerRoleRoutes(api: Api, publicUrl: string): void {
+export function registerRoleRoutes(api: Api, publicUrl: string, moderator: Moderator = NO_MODERATION): void {
   const { db, now } = api
   const path = (p: string) => `${CHAT_BASE}/role-play/${p}`
   const tag = 'role-play'
@@ -259,6 +260,15 @@ export function registerRoleRoutes(api: Api, publicUrl: string): void {
       const accountId = auth.account.id
       const avatar = body.avatar || DEFAULT_ROLE_AVATAR
       if (!validAvatar(avatar, publicUrl)) throw new ApiError(40000001, 'avatar 必须是一个 emoji（不超过 8 个字符）或本站 /files/ 下的图片地址')
+      await assertTexts(moderator, accountId, [
+        { kind: 'name', text: body.name, source: 'chat.role-name', what: '角色名称' },
+        {
+          kind: 'prompt',
+          text: [body.description, body.systemPrompt, body.welcomeMessage].filter(Boolean).join('\n'),
+          source: 'chat.role-prompt',
+          what: '角色设定'
+        }
+      ])
       const tagIds = [...new Set(body.tagIds)]
       if (tagIds.length > 0) {
         const found = await db.select({ id: chatTags.id }).from(chatTags).where(inArray(chatTags.id, tagIds))

@@ -3,6 +3,7 @@ import { and, desc, eq, or, isNull } from 'drizzle-orm'
 import { z } from 'zod'
 import { chatMessages, chatRoles, chatTopics } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
+import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { idField, literalNumber, optionalText, requiredText } from '../../http/fields.js'
 import { endStreaming } from '../../replies/accounting.js'
@@ -38,7 +39,7 @@ export async function stopTopicReplies(api: Api, runtime: ChatRuntime, accountId
   await Promise.all(rows.map((r) => (r.requestId ? runtime.stop(accountId, r.requestId) : undefined)))
 }
 
-export function registerTopicRoutes(api: Api, runtime: ChatRuntime): void {
+export function registerTopicRoutes(api: Api, runtime: ChatRuntime, moderator: Moderator = NO_MODERATION): void {
   const { db, now } = api
   const path = (p: string) => `${CHAT_BASE}/${p}`
   const topicId = idField('topicId')
@@ -56,6 +57,7 @@ export function registerTopicRoutes(api: Api, runtime: ChatRuntime): void {
     },
     async ({ body, auth }) => {
       const accountId = auth.account.id
+      await assertTexts(moderator, accountId, [{ kind: 'name', text: body.name, source: 'chat.topic-name', what: '话题名称' }])
       const site = await runtime.models.read()
       const model = body.model === undefined ? site.defaultModel : (await requireModel(runtime, body.model)).id
       let role: typeof chatRoles.$inferSelect | undefined
@@ -198,7 +200,10 @@ export function registerTopicRoutes(api: Api, runtime: ChatRuntime): void {
       permission: CHAT_PERMISSION,
       response: topicSchema
     },
-    async ({ body, auth }) => update(auth.account.id, body.topicId, { name: body.name, updatedAt: new Date(now()) })
+    async ({ body, auth }) => {
+      await assertTexts(moderator, auth.account.id, [{ kind: 'name', text: body.name, source: 'chat.topic-name', what: '话题名称' }])
+      return update(auth.account.id, body.topicId, { name: body.name, updatedAt: new Date(now()) })
+    }
   )
 
   defineRoute(

@@ -3,6 +3,8 @@ import { defineModule, type ModuleDeps, type ModuleInstance } from '../module.js
 import { SUNO } from './charges.js'
 import { createDemoMusicProvider } from './demo.js'
 import type { MusicProvider } from './provider.js'
+import { moderatorFor } from '../../moderation/index.js'
+import { checkedMusicRuntime } from './moderate.js'
 import { registerMusicRoutes } from './routes.js'
 import { createMusicRuntime, type MusicRuntime } from './runtime.js'
 import { createSunoProvider } from './suno.js'
@@ -41,7 +43,10 @@ function createMusic(deps: ModuleDeps, options: MusicOptions = {}): MusicInstanc
   return {
     runtime,
     jobs: (queue) => runtime.defineJobs(queue),
-    routes: (api) => registerMusicRoutes(api, runtime, deps.logger),
+    routes: (api) => {
+      const moderator = moderatorFor(deps)
+      registerMusicRoutes(api, checkedMusicRuntime(runtime, moderator), deps.logger, moderator)
+    },
     // Requests left unfinished by the last run (or whose jobs Redis lost) are polled again (or end,
     // refunded, when too old); a request still scheduled keeps its one poll per round.
     async resume() {

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { files, musicSongs } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
+import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { idField, pageFields, paged, readPage, requiredText } from '../../http/fields.js'
 import type { Logger } from '../../logger.js'
 import { deleteStoredFile } from '../../storage/images.js'
@@ -25,7 +26,7 @@ const optionalLimited = (label: string, max: number) =>
 const tag = 'music'
 
 /** The music routes over the runtime (which polls requests on api.jobs, `music:poll`). */
-export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Logger): void {
+export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Logger, moderator: Moderator = NO_MODERATION): void {
   const { db } = api
   const { provider } = runtime
   const path = (p: string) => `${MUSIC_BASE}/${p}`
@@ -95,7 +96,8 @@ export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Log
       permission: MUSIC_PERMISSION,
       response: z.object({ title: z.string(), text: z.string() })
     },
-    async ({ body }) => {
+    async ({ body, auth }) => {
+      await assertTexts(moderator, auth.account.id, [{ kind: 'prompt', text: body.prompt, source: 'music.lyrics', what: '歌词描述' }])
       try {
         return await provider.lyrics(body.prompt)
       } catch (error) {

@@ -2,6 +2,7 @@ import { count, desc, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import { accounts, type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
+import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { idField, pageFields, paged, readPage } from '../../http/fields.js'
 import { GALLERY_PERMISSION, galleryItemSchema, PAINTING_PERMISSION, SD_PERMISSION, taskSchema, type WireTask } from './wire.js'
@@ -22,7 +23,8 @@ const taskIdField = idField('任务ID')
 export function registerGalleryRoutes(
   api: Api,
   ownTask: (accountId: string, taskId: string) => Promise<PaintingTask>,
-  wire: (row: PaintingTask) => WireTask
+  wire: (row: PaintingTask) => WireTask,
+  moderator: Moderator = NO_MODERATION
 ): void {
   const { storage } = api
   const PAINTING = PAINTING_PERMISSION
@@ -74,6 +76,13 @@ export function registerGalleryRoutes(
     const task = await ownTask(accountId, taskId)
     if (published && (task.status !== 'SUCCESS' || !task.imageKey || task.action === 'DESCRIBE')) {
       throw new ApiError(40000001, '只能发布已完成的作品')
+    }
+    // What the gallery shows to everyone: the prompt, and the English the upstream drew from.
+    if (published && !task.published) {
+      await assertTexts(moderator, accountId, [
+        { kind: 'prompt', text: task.prompt, source: 'gallery.publish', what: '作品提示词' },
+        { kind: 'prompt', text: task.promptEn === task.prompt ? '' : task.promptEn, source: 'gallery.publish', what: '作品提示词' }
+      ])
     }
     const [row] = await api.db
       .update(paintingTasks)

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js'
+import { moderatorFor } from '../../moderation/index.js'
 import { defineModule, type ModuleDeps, type ModuleInstance } from '../module.js'
 import { MJ } from './charges.js'
 import { createA1111 } from './providers/a1111.js'
@@ -6,6 +7,7 @@ import { createDemoPainter, type DemoOptions } from './providers/demo.js'
 import { createMidjourneyProxy } from './providers/midjourney-proxy.js'
 import type { PaintingProvider } from './providers/provider.js'
 import { notifyHookFor, registerPaintingRoutes } from './routes.js'
+import { checkedRuntime } from './moderate.js'
 import { createPaintingRuntime } from './runtime.js'
 import type { PaintingRuntime, PaintingTuning } from './types.js'
 import { GALLERY_PERMISSION, PAINTING_PERMISSION, SD_PERMISSION } from './wire.js'
@@ -78,10 +80,12 @@ function createPainting(deps: ModuleDeps, p: PaintingOptions = {}): PaintingInst
     },
     ...(p.fetch ? { fetch: p.fetch } : {})
   })
+  const moderator = moderatorFor(deps)
   return {
     runtime,
     jobs: (queue) => runtime.defineJobs(queue),
-    routes: (api) => registerPaintingRoutes(api, runtime, { publicUrl: deps.config.publicUrl, notifySecret: settings.notifySecret }),
+    routes: (api) =>
+      registerPaintingRoutes(api, checkedRuntime(runtime, moderator), { publicUrl: deps.config.publicUrl, notifySecret: settings.notifySecret, moderator }),
     // Memory queue: painting tasks this process drew when it last stopped were cut off and end
     // FAILURE (refunded). BullMQ: their jobs are in Redis, maybe being drawn by another node.
     sweep: () => runtime.sweep(),

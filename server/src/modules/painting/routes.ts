@@ -5,6 +5,7 @@ import { buildPrompt, checkPrompt, parsePrompt } from '@lingxi/shared/mj-prompt'
 import { type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { ApiError, envelope } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
+import type { Moderator } from '../../moderation/index.js'
 import { idField, oneOf, pageFields, paged, readPage, requiredText, wholeNumber } from '../../http/fields.js'
 import { readOwnImage } from './images.js'
 import { type ProxyTask, updateOf } from './providers/midjourney-proxy.js'
@@ -62,7 +63,11 @@ const proxyTaskSchema = z.object({
 })
 
 /** Midjourney, the task routes both kinds share, the midjourney-proxy callback, SD and the gallery. */
-export function registerPaintingRoutes(api: Api, runtime: PaintingRuntime, settings: { publicUrl: string; notifySecret: string | undefined }): void {
+export function registerPaintingRoutes(
+  api: Api,
+  runtime: PaintingRuntime,
+  settings: { publicUrl: string; notifySecret: string | undefined; moderator?: Moderator }
+): void {
   const { storage } = runtime
   const wire = (row: PaintingTask) => toWire(row, storage)
 
@@ -311,5 +316,5 @@ export function registerPaintingRoutes(api: Api, runtime: PaintingRuntime, setti
   })
 
   registerSdRoutes(api, runtime, wire)
-  registerGalleryRoutes(api, ownTask, wire)
+  registerGalleryRoutes(api, ownTask, wire, settings.moderator)
 }

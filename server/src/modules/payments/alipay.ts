@@ -130,7 +130,11 @@ export function createAlipayProvider(settings: Settings, o: { now: () => number;
       orderId: params.out_trade_no,
       amountFen,
       paid: params.trade_status === 'TRADE_SUCCESS' || params.trade_status === 'TRADE_FINISHED',
-      providerTradeNo: params.trade_no ?? ''
+      providerTradeNo: params.trade_no ?? '',
+      // A refund is announced by the trade's notify carrying refund_fee (what is refunded so far).
+      ...(params.refund_fee !== undefined && Number.isSafeInteger(yuanToFen(params.refund_fee))
+        ? { refund: { refundNo: params.out_biz_no ?? '', totalRefundedFen: yuanToFen(params.refund_fee), ok: true } }
+        : {})
     })
   }
 

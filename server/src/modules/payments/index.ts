@@ -65,7 +65,7 @@ function createPayments(deps: ModuleDeps, options: PaymentsOptions = {}): Paymen
         await service.reconcile()
       })
     },
-    routes: (api) => registerPaymentRoutes(api, service, { trustProxy: config.trustProxy, demo }),
+    routes: (api) => registerPaymentRoutes(api, service, { trustProxy: config.trustProxy, demo, kv: deps.kv, providers }),
     async start() {
       const seeded = await seedPackages(deps.db, deps.allowances, readPackageSeed(config.dataDir))
       if (seeded > 0) deps.logger.info('recharge packages seeded', { count: seeded })

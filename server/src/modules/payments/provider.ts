@@ -13,6 +13,20 @@ export interface VerifiedNotify {
   amountFen: number
   paid: boolean
   providerTradeNo: string
+  /** A refund the provider reports (WeChat REFUND.*, an Alipay notify carrying refund_fee); refund.ts applies it. */
+  refund?: RefundNotice
+}
+
+/** What a refund notify says: the refund's number, and its amount or the trade's refunded total so far. */
+export interface RefundNotice {
+  /** out_refund_no (WeChat) / out_biz_no (Alipay): ours is `<orderId>R<refundedFen before it>`. */
+  refundNo: string
+  /** This refund's amount (WeChat). */
+  amountFen?: number
+  /** Everything refunded on the trade so far (Alipay's refund_fee). */
+  totalRefundedFen?: number
+  /** SUCCESS, or a refund that failed or was closed at the provider. */
+  ok: boolean
 }
 
 /** A notify that is not believed; `reason` is logged (never a secret), nothing changes. */

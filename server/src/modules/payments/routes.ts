@@ -4,22 +4,31 @@ import { payOrders } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { clientAddress } from '../../http/client-address.js'
+import type { Kv } from '../../kv/kv.js'
 import { paged } from '../../http/fields.js'
 import { DEMO_PAGE_CSP, demoPage } from './demo.js'
 import { listPackages } from './packages.js'
 import type { NotifyAnswer, PayProvider } from './provider.js'
 import type { PaymentService } from './service.js'
-import { createOrderBody, listOrdersBody, orderIdBody, PAY_BASE, PROVIDERS, type ProviderName, packageSchema, payOrderSchema } from './wire.js'
+import { createOrderBody, listOrdersBody, orderIdBody, PAY_BASE, PROVIDERS, type ProviderName, packageSchema, payOrderSchema, providerSchema } from './wire.js'
 
 /** The largest notify body read (WeChat's are about 1 KB, Alipay's a few). */
 const MAX_NOTIFY_BYTES = 64 * 1024
+
+/** order/create calls an account may make in a minute (each may reach a provider's API). */
+export const CREATES_PER_MINUTE = 10
+const MINUTE_MS = 60_000
 
 /** The demo's confirm: signs a notify and sends it down the notify path, as the provider's server would. */
 export type DemoSigner = PayProvider & {
   signNotify(n: { orderId: string; amountFen: number; tradeNo: string }): { headers: Record<string, string>; body: string }
 }
 
-export function registerPaymentRoutes(api: Api, service: PaymentService, o: { trustProxy: number; demo: DemoSigner | undefined }): void {
+export function registerPaymentRoutes(
+  api: Api,
+  service: PaymentService,
+  o: { trustProxy: number; demo: DemoSigner | undefined; kv: Kv; providers: ReadonlyMap<ProviderName, PayProvider> }
+): void {
   const { db } = api
   const tag = 'payments'
   const path = (p: string) => `${PAY_BASE}/${p}`
@@ -42,6 +51,18 @@ export function registerPaymentRoutes(api: Api, service: PaymentService, o: { tr
 
   defineRoute(
     api,
+    path('providers'),
+    {
+      tag,
+      summary: 'The ways to pay this server offers, each with its scenes (演示支付 is `demo: true`)',
+      body: z.object({}),
+      response: z.array(providerSchema)
+    },
+    async () => [...o.providers.values()].map((p) => ({ provider: p.name, scenes: [...p.scenes], demo: p.demo }))
+  )
+
+  defineRoute(
+    api,
     path('order/create'),
     {
       tag,
@@ -50,7 +71,15 @@ export function registerPaymentRoutes(api: Api, service: PaymentService, o: { tr
       body: createOrderBody,
       response: payOrderSchema
     },
-    async ({ c, auth, body }) => service.toWire(await service.createOrder(auth.account.id, body, clientAddress(c, o.trustProxy)))
+    async ({ c, auth, body }) => {
+      // Per account, a fixed window: a script cannot make a provider's API (or the table) its toy.
+      const key = `pay:create:${auth.account.id}`
+      if ((await o.kv.incr(key, MINUTE_MS)) > CREATES_PER_MINUTE) {
+        const seconds = Math.max(1, Math.ceil((await o.kv.ttl(key)) / 1000))
+        throw new ApiError(42900001, `下单过于频繁，请 ${seconds} 秒后再试`)
+      }
+      return service.toWire(await service.createOrder(auth.account.id, body, clientAddress(c, o.trustProxy)))
+    }
   )
 
   defineRoute(

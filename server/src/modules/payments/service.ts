@@ -9,7 +9,7 @@ import type { EventBus } from '../../events/bus.js'
 import { type PageRequest, readPage } from '../../http/fields.js'
 import type { Logger } from '../../logger.js'
 import { createLifecycle } from './lifecycle.js'
-import { refundOrder } from './refund.js'
+import { applyRefundNotice, refundOrder } from './refund.js'
 import { type NotifyAnswer, type PayProvider, ProviderError, type RawNotify } from './provider.js'
 import type { OrderStatus, ProviderName, Scene } from './wire.js'
 
@@ -223,6 +223,8 @@ export function createPaymentService(o: PaymentServiceOptions) {
     return credited
   }
 
+  const refundDeps = { db, now, logger, registry: o.registry, provider, publish }
+
   /** A notify as it arrived: verified by its provider, then credited; answers as the provider's protocol wants. */
   async function notify(name: ProviderName, raw: RawNotify, address: string): Promise<NotifyAnswer> {
     const p = o.providers.get(name)
@@ -232,14 +234,15 @@ export function createPaymentService(o: PaymentServiceOptions) {
       logger.warn('pay notify refused', { provider: name, reason: result.reason, address })
       return p.answer(false)
     }
-    if (!result.paid) return p.answer(true)
+    if (!result.paid && !result.refund) return p.answer(true)
     try {
       const [order] = await db.select({ id: payOrders.id }).from(payOrders).where(eq(payOrders.id, result.orderId))
       if (!order) {
         logger.warn('pay notify for an unknown order', { provider: name, orderId: result.orderId.slice(0, 64), address })
         return p.answer(false)
       }
-      await credit(result.orderId, { amountFen: result.amountFen, providerTradeNo: result.providerTradeNo, provider: name }, 'notify')
+      if (result.paid) await credit(result.orderId, { amountFen: result.amountFen, providerTradeNo: result.providerTradeNo, provider: name }, 'notify')
+      if (result.refund) return p.answer(await applyRefundNotice(refundDeps, { ...result, provider: name, refund: result.refund }))
       return p.answer(true)
     } catch (error) {
       if (!(error instanceof PaymentMismatch)) logger.error('applying a pay notify failed', { provider: name, orderId: result.orderId, error: String(error) })
@@ -250,8 +253,7 @@ export function createPaymentService(o: PaymentServiceOptions) {
   const { sync, expire, reconcile } = createLifecycle({ db, now, logger, providers: o.providers, credit, publish })
 
   /** Refunds a paid order, fully or in part (refund.ts). */
-  const refund = (orderId: string, amountFen?: number, reason?: string) =>
-    refundOrder({ db, now, logger, registry: o.registry, provider, publish }, orderId, amountFen, reason)
+  const refund = (orderId: string, amountFen?: number, reason?: string) => refundOrder(refundDeps, orderId, amountFen, reason)
 
   async function listOrders(accountId: string, page: PageRequest & { status?: OrderStatus | undefined }) {
     const where = page.status ? and(eq(payOrders.accountId, accountId), eq(payOrders.status, page.status)) : eq(payOrders.accountId, accountId)

@@ -37,6 +37,16 @@ export function chinaTime(at: Date): string {
   return `${new Date(at.getTime() + 8 * 3_600_000).toISOString().slice(0, 19)}+08:00`
 }
 
+/** The decrypted resource of a REFUND.* notify (it has no appid). */
+interface RefundResource {
+  mchid?: string
+  out_trade_no?: string
+  transaction_id?: string
+  out_refund_no?: string
+  refund_status?: string
+  amount?: { total?: number; refund?: number }
+}
+
 interface Transaction {
   mchid?: string
   appid?: string
@@ -125,6 +135,7 @@ export function createWechatV3Provider(settings: Settings, o: { now: () => numbe
       return refuse('resource cannot be decrypted or read')
     }
     if (tx.mchid !== settings.mchId) return refuse(`mchid ${String(tx.mchid).slice(0, 32)} is not ours`)
+    if (event.event_type?.startsWith('REFUND.')) return Promise.resolve(readRefund(tx as RefundResource, event.event_type))
     if (tx.appid !== settings.appId) return refuse(`appid ${String(tx.appid).slice(0, 32)} is not ours`)
     if (typeof tx.out_trade_no !== 'string' || !Number.isSafeInteger(tx.amount?.total)) return refuse('transaction without out_trade_no or amount')
     return Promise.resolve({
@@ -134,6 +145,22 @@ export function createWechatV3Provider(settings: Settings, o: { now: () => numbe
       paid: event.event_type === 'TRANSACTION.SUCCESS' && tx.trade_state === 'SUCCESS',
       providerTradeNo: String(tx.transaction_id ?? '')
     })
+  }
+
+  /** REFUND.SUCCESS / REFUND.ABNORMAL / REFUND.CLOSED: the refund's order, number and amount. */
+  function readRefund(r: RefundResource, eventType: string): NotifyResult {
+    const total = r.amount?.total
+    const refund = r.amount?.refund
+    if (typeof r.out_trade_no !== 'string' || typeof r.out_refund_no !== 'string' || !Number.isSafeInteger(total) || !Number.isSafeInteger(refund))
+      return { ok: false, reason: 'refund without out_trade_no, out_refund_no or amount' }
+    return {
+      ok: true,
+      orderId: r.out_trade_no,
+      amountFen: total as number,
+      paid: false,
+      providerTradeNo: String(r.transaction_id ?? ''),
+      refund: { refundNo: r.out_refund_no, amountFen: refund as number, ok: eventType === 'REFUND.SUCCESS' && r.refund_status === 'SUCCESS' }
+    }
   }
 
   return {
@@ -202,6 +229,8 @@ export function createWechatV3Provider(settings: Settings, o: { now: () => numbe
         out_trade_no: request.orderId,
         out_refund_no: request.refundId,
         reason: request.reason.slice(0, 80),
+        // Its REFUND.* notify comes to the same URL as the payments' (refund.ts applies it once).
+        notify_url: settings.notifyUrl,
         amount: { refund: request.amountFen, total: request.totalFen, currency: 'CNY' }
       })
       if (r.status !== 200 || (r.body.status !== 'SUCCESS' && r.body.status !== 'PROCESSING')) throw fail(r, 'refund')

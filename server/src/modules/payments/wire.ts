@@ -21,6 +21,9 @@ export const packageSchema = z.object({
   sort: z.number()
 })
 
+/** A way to pay this server offers (`pay/providers`). */
+export const providerSchema = z.object({ provider: z.enum(PROVIDERS), scenes: z.array(z.enum(SCENES)), demo: z.boolean() })
+
 /**
  * What the browser needs to pay, as the provider answered: `payUrl` (the demo page, or Alipay's
  * form URL), `codeUrl` (WeChat Native: draw it as a QR code), `h5Url` (WeChat H5), or the JSAPI

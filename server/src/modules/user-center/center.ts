@@ -4,6 +4,7 @@ import type { AllowanceRegistry } from '../../allowances/registry.js'
 import { accounts, balanceLog, rechargeLog } from '../../db/schema.js'
 import { announceAccountChanged } from '../../auth/session-cache.js'
 import { ApiError } from '../../errors.js'
+import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { pageFields, paged, readPage, requiredText } from '../../http/fields.js'
 import type { Kv } from '../../kv/kv.js'
@@ -25,7 +26,7 @@ const nickName = z
   .refine((v) => !/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(v), '昵称不能包含控制字符')
 
 /** The user center: balance log, recharge log, recharge cards, profile. */
-export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: AllowanceRegistry }): void {
+export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: AllowanceRegistry; moderator?: Moderator }): void {
   const { db, storage } = api
   const { allowances } = deps
   // The allowance fields are the registry's kinds: tokens, mjCount, sunoCount today (API.md).
@@ -128,6 +129,9 @@ export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: Allowan
     async ({ auth, body }) => {
       const accountId = auth.account.id
       const changes: { nickName?: string; avatarUrl?: string } = {}
+      if (body.nickName !== undefined && body.nickName !== auth.account.nickName) {
+        await assertTexts(deps.moderator ?? NO_MODERATION, accountId, [{ kind: 'name', text: body.nickName, source: 'user.nickname', what: '昵称' }])
+      }
       if (body.nickName !== undefined) changes.nickName = body.nickName
       let previous: string | undefined
       if (body.avatarUrl !== undefined && body.avatarUrl !== auth.account.avatarUrl) {

@@ -1,3 +1,4 @@
+import { moderatorFor } from '../../moderation/index.js'
 import { defineModule } from '../module.js'
 import { registerUserCenter } from './center.js'
 
@@ -7,5 +8,5 @@ export const userCenter = defineModule({
   permissionCodes: [],
   // Recharge cards credit whatever kinds they grant.
   allowanceKinds: 'all',
-  create: (deps) => ({ routes: (api) => registerUserCenter(api, { kv: deps.kv, allowances: deps.allowances }) })
+  create: (deps) => ({ routes: (api) => registerUserCenter(api, { kv: deps.kv, allowances: deps.allowances, moderator: moderatorFor(deps) }) })
 })
