@@ -129,10 +129,23 @@ function literals(file) {
   return text
 }
 
+/**
+ * `css` with every length in `rem` turned into `px` (16px a rem) in declaration values, at-rule
+ * preludes (media queries) left alone: a partner page's `html { font-size: 62.5% }` must not
+ * shrink the widgets, and Tailwind sizes its spacing, text and radii in rem. Selectors keep their
+ * escaped arbitrary values (`.h-\\[calc\\(100\\%-3\\.5rem\\)\\]`): a value runs from a `:` to the
+ * next `;` or `}` with no `{` between, which a selector never does (minified input).
+ */
+function remToPx(css) {
+  const px = (n) => `${Number.parseFloat((Number.parseFloat(n) * 16).toFixed(4))}px`
+  return css.replace(/:[^;{}]*(?=[;}])/g, (value) => value.replace(/(^|[^\w.\\-])(-?\d*\.?\d+)rem\b/g, (_, lead, n) => `${lead}${px(n)}`))
+}
+
 async function sheet(files, { base = true, utilities = true } = {}) {
   const candidates = new Scanner({ sources: [] }).scanFiles(files.map((file) => ({ content: literals(file), extension: extname(file).slice(1) })))
   const compiler = await compile(source, { base: stylesDir, onDependency: () => {} })
   let { code } = optimize(compiler.build(utilities ? candidates : []), { minify: true })
+  code = remToPx(code)
   // The licence notice ships once, in the base sheet every page gets.
   if (!base) code = dropLayers(code, ['base', 'components']).replace(/^\/\*![^*]*\*\/\s*/, '')
   // Split sheets must agree on the layer order, or a layer first met in the element's sheet

@@ -10,6 +10,7 @@ const NONCE = 'cGFydG5lci1ub25jZQ'
 let server: LingxiServer
 let strict: Awaited<ReturnType<typeof startPartner>>
 let withSnippet: Awaited<ReturnType<typeof startPartner>>
+let permissive: Awaited<ReturnType<typeof startPartner>>
 
 function policy(scriptExtra = '') {
   const lingxi = server.url
@@ -45,13 +46,14 @@ const snippetHeaders: Record<string, string> = {}
 test.beforeAll(async () => {
   strict = await startPartner(strictPage, strictHeaders)
   withSnippet = await startPartner(noncePage, snippetHeaders)
-  server = await startServer({ CORS_ORIGINS: [strict.url, withSnippet.url].join(',') })
+  permissive = await startPartner(() => examplePage('partner-page.html', server))
+  server = await startServer({ CORS_ORIGINS: [strict.url, withSnippet.url, permissive.url].join(',') })
   strictHeaders['content-security-policy'] = policy()
   snippetHeaders['content-security-policy'] = policy(`'nonce-${NONCE}' `)
 })
 test.afterAll(async () => {
   await server?.stop()
-  await Promise.all([strict?.stop(), withSnippet?.stop()])
+  await Promise.all([strict?.stop(), withSnippet?.stop(), permissive?.stop()])
 })
 
 /** Collects every violation of the page's policy. */
@@ -94,4 +96,46 @@ test('the queue snippet runs under the same policy with the page nonce', async (
   await expect(page.getByRole('dialog', { name: '灵犀 AI' })).toBeVisible()
   await expect(page.locator('#panel-state')).toHaveText('对话已打开')
   expect(violations).toEqual([])
+})
+
+/**
+ * Logs in inside the bubble, asks for maths and measures the typeset formulas of the reply: each
+ * formula's height, and where each superscript sits on its line (what KaTeX's inline styles set).
+ */
+async function maths(page: Page, url: string, phone: string) {
+  await page.goto(url)
+  await page.getByRole('button', { name: '打开 AI 书童对话' }).click()
+  const panel = page.getByRole('dialog', { name: '灵犀 AI' })
+  await panel.getByRole('button', { name: '登录' }).click()
+  await completeLogin(page, server, phone)
+  const reply = await ask(panel, '写出勾股定理和质能方程的公式')
+  await expect(reply.locator('.katex')).toHaveCount(2)
+  await expect(reply.locator('.lx-math[data-done]')).toHaveCount(2)
+  await page.evaluate(() => document.fonts.ready)
+  return reply.evaluate((el) => {
+    const round = (n: number) => Math.round(n * 2) / 2
+    return [...el.querySelectorAll('.katex-html')].map((html) => {
+      const box = html.getBoundingClientRect()
+      const sups = [...html.querySelectorAll('.msupsub')].map((s) => {
+        const r = s.getBoundingClientRect()
+        return [round(r.top - box.top), round(r.height)]
+      })
+      const struts = [...html.querySelectorAll('.katex-strut, .strut')].map((s) => round(s.getBoundingClientRect().height))
+      return { height: round(box.height), sups, struts }
+    })
+  })
+}
+
+test('maths render under style-src without unsafe-inline: no violation, laid out as without a policy', async ({ browser, page }, info) => {
+  const violations = await guard(page)
+  const strictMaths = await maths(page, strict.url, '13400134001')
+  await snap(page, info, 'csp-maths')
+  expect(violations.length, violations[0]).toBe(0)
+  const other = await browser.newPage()
+  const expected = await maths(other, permissive.url, '13400134002')
+  await other.close()
+  // a^2 + b^2 = c^2 (three superscripts) and E = mc^2 (one), each with its struts
+  expect(expected.map((m) => m.sups.length)).toEqual([3, 1])
+  expect(expected[0]!.sups[0]![0]).toBeLessThan(0.5 * expected[0]!.height)
+  expect(strictMaths).toEqual(expected)
 })

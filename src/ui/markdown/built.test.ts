@@ -90,7 +90,11 @@ function offAllowlist(root: HTMLElement): string[] {
     start: (el, v) => el.localName === 'ol' && /^\d+$/.test(v),
     'data-lang': (el, v) => el.matches('div.lx-code') && /^[\w+#.-]*$/.test(v),
     'data-streaming': (el) => el === root,
-    'data-highlighted': (el) => el.localName === 'code'
+    'data-highlighted': (el) => el.localName === 'code',
+    // a scrolling code block or table: reachable by keyboard, and named
+    tabindex: (el, v) => el.matches('pre, div.lx-table') && v === '0',
+    role: (el, v) => el.matches('pre, div.lx-table') && v === 'region',
+    'aria-label': (el, v) => el.matches('pre, div.lx-table') && /^(表格|代码 [\w+#.-]+)$/.test(v)
   }
   for (const el of [root, ...root.querySelectorAll('*')]) {
     if (!TAGS.has(el.localName)) found.push(`<${el.localName}>`)

@@ -1,12 +1,13 @@
 import katex from 'katex'
 import { getBoot } from '../boot'
 import { katexCss, katexFonts } from './vendor/katex-css'
-import { sanitize } from './sanitize'
+import { safeStyle, sanitize } from './sanitize'
 import { adoptCss } from './styles'
 
 // Maths, loaded only when an answer has some. KaTeX runs untrusted (no \href, \url,
 // \includegraphics, \html*), its output is sanitised, its stylesheet is adopted into the shadow
-// root, and its fonts come from Lingxi's own CDN (dist/cdn/fonts/katex/, copied by the build).
+// root, its inline styles are set through the CSSOM (applyStyles: no CSP violation), and its
+// fonts come from Lingxi's own CDN (dist/cdn/fonts/katex/, copied by the build).
 
 const registered = new WeakSet<Document>()
 
@@ -41,6 +42,21 @@ export function registerFonts(doc: Document): void {
   }
 }
 
+/**
+ * KaTeX lays out with inline `style` attributes (heights, offsets, colours), which a page whose
+ * Content-Security-Policy has no 'unsafe-inline' in style-src refuses, one violation each. No
+ * such attribute is ever parsed: KaTeX's markup carries them as `data-lx-style` (KaTeX escapes
+ * every `"` of text and values, so ` style="` is always one of its attributes), and each value,
+ * once sanitised, is set through the CSSOM, which style-src does not govern.
+ */
+export function applyStyles(fragment: DocumentFragment): void {
+  for (const el of fragment.querySelectorAll<HTMLElement | SVGElement | MathMLElement>('[data-lx-style]')) {
+    const style = safeStyle(el.getAttribute('data-lx-style') ?? '')
+    el.removeAttribute('data-lx-style')
+    if (style) el.style.cssText = style
+  }
+}
+
 /** Renders TeX to sanitised nodes of `doc` (a KaTeX error shows the source, in the error colour). */
 export function renderTex(tex: string, display: boolean, doc: Document): DocumentFragment {
   const html = katex.renderToString(tex, {
@@ -53,7 +69,9 @@ export function renderTex(tex: string, display: boolean, doc: Document): Documen
     maxExpand: 500,
     errorColor: '#f5595b'
   })
-  return sanitize(html, doc, 'math')
+  const fragment = sanitize(html.replaceAll(' style="', ' data-lx-style="'), doc, 'math')
+  applyStyles(fragment)
+  return fragment
 }
 
 /** Fills maths placeholders (`.lx-math` holding TeX source) with KaTeX's rendering. */

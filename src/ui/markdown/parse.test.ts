@@ -60,7 +60,7 @@ describe('markdown → DOM', () => {
     ],
     [
       '1. 步骤：\n   ```sh\n   npm i\n   ```\n2. 完成',
-      '<ol><li>步骤：<div class="lx-code" data-lang="sh"><div class="lx-code-head"><span class="lx-code-lang">sh</span><button class="lx-code-copy" type="button">复制</button></div><pre><code class="language-sh">npm i</code></pre></div></li><li>完成</li></ol>'
+      '<ol><li>步骤：<div class="lx-code" data-lang="sh"><div class="lx-code-head"><span class="lx-code-lang">sh</span><button class="lx-code-copy" type="button">复制</button></div><pre tabindex="0" role="region" aria-label="代码 sh"><code class="language-sh">npm i</code></pre></div></li><li>完成</li></ol>'
     ],
     ['段落\n- 列表', '<p>段落</p><ul><li>列表</li></ul>'],
     // quotes, nested, lazy
@@ -68,7 +68,7 @@ describe('markdown → DOM', () => {
     // fences: ``` and ~~~, info strings, longer closers, unclosed
     [
       '````md\n```\n````\n~~~\nx\n~~~~\n\n```\n  keep\n',
-      '<div class="lx-code" data-lang="md"><div class="lx-code-head"><span class="lx-code-lang">md</span><button class="lx-code-copy" type="button">复制</button></div><pre><code class="language-md">```</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre><code>x</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre><code>  keep</code></pre></div>'
+      '<div class="lx-code" data-lang="md"><div class="lx-code-head"><span class="lx-code-lang">md</span><button class="lx-code-copy" type="button">复制</button></div><pre tabindex="0" role="region" aria-label="代码 md"><code class="language-md">```</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre tabindex="0" role="region" aria-label="代码 text"><code>x</code></pre></div><div class="lx-code" data-lang=""><div class="lx-code-head"><span class="lx-code-lang">text</span><button class="lx-code-copy" type="button">复制</button></div><pre tabindex="0" role="region" aria-label="代码 text"><code>  keep</code></pre></div>'
     ],
     ['``` not `a fence`', '<p>``` not <code>a fence</code></p>'],
     // thematic breaks (a `---` under text is a rule, not a heading)
@@ -76,7 +76,7 @@ describe('markdown → DOM', () => {
     // tables: alignment, escaped pipes, inline markdown and <br> in cells, ragged rows, interrupting a paragraph
     [
       '说明：\n| a | b \\| c | d |\n|:-|:-:|-:|\n| **x** | `y\\|z` | 一<br>二 |\n| 1 |\n\n后',
-      '<p>说明：</p><div class="lx-table"><table><thead><tr><th class="lx-left">a</th><th class="lx-center">b | c</th><th class="lx-right">d</th></tr></thead><tbody><tr><td class="lx-left"><strong>x</strong></td><td class="lx-center"><code>y|z</code></td><td class="lx-right">一<br>二</td></tr><tr><td class="lx-left">1</td><td class="lx-center"></td><td class="lx-right"></td></tr></tbody></table></div><p>后</p>'
+      '<p>说明：</p><div class="lx-table" tabindex="0" role="region" aria-label="表格"><table><thead><tr><th class="lx-left">a</th><th class="lx-center">b | c</th><th class="lx-right">d</th></tr></thead><tbody><tr><td class="lx-left"><strong>x</strong></td><td class="lx-center"><code>y|z</code></td><td class="lx-right">一<br>二</td></tr><tr><td class="lx-left">1</td><td class="lx-center"></td><td class="lx-right"></td></tr></tbody></table></div><p>后</p>'
     ],
     ['| a | b |\n|---|\n| 1 | 2 |', '<p>| a | b |<br>|---|<br>| 1 | 2 |</p>'],
     // maths placeholders (typeset later by the KaTeX chunk)

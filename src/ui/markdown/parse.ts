@@ -251,7 +251,15 @@ function table(head: string[], align: string[], rows: string[][]): HTMLElement {
     const body = t.appendChild(el('tbody'))
     for (const r of rows) body.append(row(r, 'td'))
   }
-  return el('div', 'lx-table', t)
+  return scrollable(el('div', 'lx-table', t), '表格')
+}
+
+/** A box that may scroll sideways: reachable by keyboard (arrow keys scroll it) and named (WCAG 2.1.1). */
+function scrollable(box: HTMLElement, name: string): HTMLElement {
+  box.tabIndex = 0
+  box.setAttribute('role', 'region')
+  box.setAttribute('aria-label', name)
+  return box
 }
 
 /** A code block: its language and a copy button above the code (highlighted later, see renderer.ts). */
@@ -259,7 +267,7 @@ function codeBlock(lang: string, code: string): HTMLElement {
   const copy = el('button', 'lx-code-copy', '复制')
   copy.type = 'button'
   const head = el('div', 'lx-code-head', el('span', 'lx-code-lang', lang || 'text'), copy)
-  const box = el('div', 'lx-code', head, el('pre', '', el('code', lang && `language-${lang}`, code)))
+  const box = el('div', 'lx-code', head, scrollable(el('pre', '', el('code', lang && `language-${lang}`, code)), `代码 ${lang || 'text'}`))
   box.dataset.lang = lang
   return box
 }

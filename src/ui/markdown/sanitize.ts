@@ -71,6 +71,8 @@ const configs: Record<Mode, Config> = {
     USE_PROFILES: { html: true, svg: true, mathMl: true },
     FORBID_TAGS: ['a', ...NEVER],
     FORBID_ATTR: ['href', 'xlink:href', 'src', 'action', 'formaction', 'srcset', 'background', 'poster', 'id', 'name'],
+    // KaTeX's inline styles, which math.ts sets through the CSSOM (no style attribute under a strict CSP)
+    ADD_ATTR: ['data-lx-style'],
     ALLOW_DATA_ATTR: false
   },
   svg: {
