@@ -49,7 +49,7 @@ export const Painting = withShadow(PaintingComponent, 'painting')
 /** The image host: upload images by drag and drop, paste or the file picker (several at once, a progress bar each), browse my images, copy a link as URL, Markdown or HTML, preview (arrow keys move, Esc closes) and delete. Logged out, a login prompt. */
 export const ImageHost = withShadow(ImageHostComponent, 'image-host')
 
-/** The personal center: 账户总览 (allowances, 已过期 when the account has expired, the balance log), 卡密兑换 (redeem a recharge card, the recharge log) and 个人设置 (nickname, avatar, change phone, log out). Logged out, a login prompt. */
+/** The personal center: 账户总览 (allowances, 已过期 when the account has expired, the balance log), 卡密兑换 (redeem a recharge card, the recharge log), 在线充值 (buy a package with WeChat Pay, Alipay or 演示支付, and my orders) and 个人设置 (nickname, avatar, change phone, log out). Logged out, a login prompt. */
 export const UserCenter = withShadow(UserCenterComponent, 'user-center')
 
 /** AI music: create two songs from a description, or from lyrics, style tags and a title (AI 写词 writes the lyrics), follow their progress, and play them — play/pause, seek, previous/next, lyrics, download. The audio belongs to the page, not to the element: it keeps playing when the element goes away, and `<lingxi-music mini>` is the compact bar that controls it from anywhere. Songs of the offline demo composer are marked 示例. */

@@ -22,7 +22,7 @@ export function General({ user }: { user: LoginUser }) {
           </li>
         ))}
       </ul>
-      {expired && <p className="mt-3 text-sm text-danger">账号已过期，工具暂不可用。可在「卡密兑换」中充值，或联系管理员。</p>}
+      {expired && <p className="mt-3 text-sm text-danger">账号已过期，工具暂不可用。可在「在线充值」或「卡密兑换」中充值，或联系管理员。</p>}
       <h3 className="mt-8 mb-3 font-semibold">额度明细</h3>
       <Log<BalanceLogEntry>
         label="额度明细"

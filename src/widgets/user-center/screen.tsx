@@ -2,7 +2,7 @@ import type { ScreenProps } from '../manifest'
 import './user-center.element'
 
 /**
- * /usercenter?id=general|card|setting: the user center element. Its tabs ask for the address
+ * /usercenter?id=general|card|recharge|setting: the user center element. Its tabs ask for the address
  * with lingxi-navigate, which the host routes; the element follows the `tab` it is given.
  */
 export default function UserCenterScreen({ search }: ScreenProps) {

@@ -14,27 +14,29 @@ import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { Avatar } from './avatar'
 import { Card } from './card'
 import { General } from './general'
+import { Recharge } from './recharge'
 import { Setting } from './setting'
 
-export type UserCenterTab = 'general' | 'card' | 'setting'
+export type UserCenterTab = 'general' | 'card' | 'recharge' | 'setting'
 
 export const USER_CENTER_TABS: { id: UserCenterTab; label: string }[] = [
   { id: 'general', label: '账户总览' },
   { id: 'card', label: '卡密兑换' },
+  { id: 'recharge', label: '在线充值' },
   { id: 'setting', label: '个人设置' }
 ]
 
 const isTab = (t: unknown): t is UserCenterTab => USER_CENTER_TABS.some((x) => x.id === t)
 
 export interface UserCenterProps extends ElementProps {
-  /** general | card | setting (default general). */
+  /** general | card | recharge | setting (default general). */
   tab?: string
 }
 
 /**
  * @summary The personal center: 账户总览 (allowances, 已过期 when the account has expired, the
- * balance log), 卡密兑换 (redeem a recharge card, the recharge log) and 个人设置 (nickname, avatar,
- * change phone, log out). Logged out, a login prompt.
+ * balance log), 卡密兑换 (redeem a recharge card, the recharge log), 在线充值 (buy a package with
+ * WeChat Pay, Alipay or 演示支付, and my orders) and 个人设置 (nickname, avatar, change phone, log out). Logged out, a login prompt.
  * @event lingxi-navigate - (window) A tab was chosen: detail `{path: '/usercenter?id=<tab>'}` (the host page puts it in the address).
  * @event lingxi-confirm - (window) Asks before logging out.
  * @csspart tabs - The tab bar.
@@ -132,6 +134,7 @@ function Center({ tab, user }: { tab: UserCenterTab; user: LoginUser }) {
       <div role="tabpanel" id={`lx-uc-panel-${current}`} aria-labelledby={`lx-uc-tab-${current}`} className="pt-6">
         {current === 'general' && <General user={user} />}
         {current === 'card' && <Card />}
+        {current === 'recharge' && <Recharge />}
         {current === 'setting' && <Setting user={user} />}
       </div>
     </section>
