@@ -5,6 +5,7 @@ import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, wri
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { transformSync } from 'esbuild'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const run = (cmd, env = {}) => execSync(cmd, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
@@ -59,6 +60,9 @@ step('cdn + site', () => {
   run('npx rollup -c --silent', { NODE_ENV: 'production' })
   mkdirSync(join(root, 'dist/site'), { recursive: true })
   cpSync(join(root, 'src/host/public'), join(root, 'dist/site'), { recursive: true })
+  // the page's classic script (theme.js), read before the first paint: minified, its comments stay in the source
+  const theme = join(root, 'dist/site/theme.js')
+  writeFileSync(theme, transformSync(readFileSync(theme, 'utf8'), { minify: true, target: 'es2020' }).code)
 })
 step('host page preloads', () => writeHostPreloads(JSON.parse(readFileSync(join(root, 'dist/chunks.json'), 'utf8'))))
 // KaTeX's fonts, registered on the page by the maths chunk from <cdnBase>fonts/katex/ (never a CDN)

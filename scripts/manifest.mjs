@@ -9,6 +9,13 @@ import { elements } from './elements.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
+/** The colour theme every element takes from its `theme` attribute (the shared base stylesheet). */
+const THEME = {
+  name: 'theme',
+  type: { text: "'dark' | 'light' | 'auto'" },
+  description: '配色：dark（默认）、light，或 auto 跟随系统（prefers-color-scheme）。不设时继承页面的配色变量，否则为深色。'
+}
+
 function docOf(entry) {
   const component = readFileSync(join(root, entry.replace('.element.ts', '.tsx')), 'utf8')
   const block = /\/\*\*([\s\S]*?)\*\/\s*export function/.exec(component)?.[1] ?? ''
@@ -28,7 +35,7 @@ function docOf(entry) {
   const registration = readFileSync(join(root, entry), 'utf8')
   const attrs = /defineElement\(\s*[^,]+,\s*\w+,\s*\{([^}]*)\}/.exec(registration)?.[1] ?? ''
   const described = new Map(tagged('attr').map((a) => [a.name, a.description]))
-  const attributes = [...attrs.matchAll(/(\w+):\s*'(\w+)'/g)].map(([, name, type]) => {
+  const own = [...attrs.matchAll(/(\w+):\s*'(\w+)'/g)].map(([, name, type]) => {
     const attr = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
     return {
       name: attr,
@@ -37,13 +44,15 @@ function docOf(entry) {
       ...(described.has(attr) ? { description: described.get(attr) } : {})
     }
   })
-  const fields = attributes.map((a) => ({
+  const fields = own.map((a) => ({
     kind: 'field',
     name: a.fieldName,
     attribute: a.name,
     type: a.type,
     ...(a.description ? { description: a.description } : {})
   }))
+  // `theme` is every element's, read by the shared stylesheet (:host([theme=…]), docs/decisions/0018-themes.md): an attribute, no property
+  const attributes = [...own, THEME]
   const methods = tagged('method').map((m) => ({ kind: 'method', name: m.name, description: m.description }))
   for (const m of methods) if (!new RegExp(`\\b${m.name}\\(\\)\\s*\\{`).test(registration)) throw new Error(`${entry}: @method ${m.name} is not registered`)
   const events = tagged('event').map((e) => ({ ...e, type: { text: 'CustomEvent' } }))

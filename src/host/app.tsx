@@ -3,19 +3,21 @@ import { computed } from 'nanostores'
 import { lazy, Suspense, useEffect, useRef, useState } from 'react'
 import { $menu, activeMenuCode, guardRedirect } from '../core/permissions'
 import { $loginOpen, $permissionTree, $systemConfig, $token, $user, openLogin } from '../core/stores'
-import type { MenuItem } from '../core/types'
 import { EVENT_NAVIGATE } from '../core/wire'
 import type { ElementProps } from '../ui/define'
-import { Icon, Logo, Spinner } from '../ui/icons'
+import { Logo, Spinner } from '../ui/icons'
 import { MD, useMedia } from '../ui/use-media'
-import type { HeaderCommands, Screen as ToolPage, Tool } from '../widgets/manifest'
+import type { Screen as ToolPage, Tool } from '../widgets/manifest'
 import { tools } from '../widgets/tools'
+import { BottomBar, Footer, HeaderButtons, Sidebar } from './menu'
+import { accountBlock, type Refused } from './notice'
 import { $location, navigate, startRouter } from './router'
 import { matchRoute, type RouteInfo } from './routes'
 
 const EntryScreen = lazy(() => import('./screens/entry'))
 const ToolScreen = lazy(() => import('./screens/tool'))
 const NotFoundScreen = lazy(() => import('./screens/not-found'))
+const Notices = lazy(() => import('./notice-views'))
 
 /** Calls `load` once; later calls get the same promise. */
 function once<T>(load: () => Promise<T>): () => Promise<T> {
@@ -121,13 +123,30 @@ export function App(_: ElementProps) {
   // With a token the profile shows as soon as user/info answers: its code comes meanwhile.
   if (token || user) loadProfile().catch(() => {})
 
-  // Unknown paths land on /chat; a signed-in person only sees what their permissions allow.
+  // Unknown paths land on /chat; a signed-in person only sees what their permissions allow, and is
+  // told why when sent elsewhere (the notice stays until they leave the page they were sent to).
+  const [refused, setRefused] = useState<Refused | null>(null)
   useEffect(() => {
     if (!route) return navigate('/chat', true)
+    // a visitor on a tool only signed-in people have (the order platforms): the tool shows, with why and a login
+    if (!token && config && route.code && guardRedirect(pathname, menu, config)) return setRefused({ title: route.title, to: pathname, signedIn: false })
     if (!token || !tree || !config || route.kind === 'notFound') return
     const to = guardRedirect(pathname, menu, config)
-    if (to) navigate(to, true)
+    if (!to) return
+    // the entry page sends a signed-in person to their first tool: nothing was refused there
+    if (route.code) setRefused({ title: route.title, to, signedIn: true })
+    navigate(to, true)
   }, [route, pathname, token, tree, config, menu])
+  useEffect(() => {
+    if (!refused) return
+    if ((`${pathname}${search}` !== refused.to && pathname !== refused.to) || (token && !refused.signedIn)) setRefused(null)
+  }, [refused, pathname, search, token])
+  const blocked = accountBlock(route, user)
+  const notices = (
+    <Suspense fallback={null}>
+      <Notices refused={refused} blocked={blocked} onClose={() => setRefused(null)} />
+    </Suspense>
+  )
 
   // A tool is not mounted where the guard is about to send the person elsewhere: it would call its
   // API once and get 403. On the first screen of a page load, a signed-in person's tool also waits
@@ -190,8 +209,21 @@ export function App(_: ElementProps) {
 
   return (
     <div className="min-h-dvh bg-bg text-ink flex flex-col">
+      {/* the page's own link: the router takes #hash links, and the main area is in this shadow root */}
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link to a place on the page; the click moves the focus there */}
+      <a
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault()
+          mainRef.current?.focus()
+        }}
+        className="sr-only focus:not-sr-only"
+      >
+        {/* focused, a bar at the top of the page; its look on the span, which not-sr-only leaves alone */}
+        <span className="block px-4 py-2 bg-primary text-primary-ink font-semibold">跳到主要内容</span>
+      </a>
       <header className="sticky top-0 z-30 h-16 shrink-0 flex items-center gap-3 px-4 md:px-6 border-b border-line bg-bg/90 backdrop-blur">
-        <a href="/" className="flex items-center gap-2 font-semibold text-lg" aria-label="灵犀首页">
+        <a href="/" className="flex items-center gap-2 font-semibold text-lg">
           <Logo />
           {/* On a phone, a tool's header buttons may need the room (the chat's). */}
           <span className={header?.roomy && token && !desktop ? 'sr-only' : ''}>灵犀</span>
@@ -214,6 +246,7 @@ export function App(_: ElementProps) {
         <div className="flex-1 min-w-0 flex flex-col">
           <main
             ref={mainRef}
+            id="main"
             tabIndex={-1}
             className={
               fill
@@ -232,7 +265,17 @@ export function App(_: ElementProps) {
               <Spinner label="页面加载中" />
             ) : (
               <Suspense fallback={<Spinner label="页面加载中" />}>
-                <Screen route={route} pathname={pathname} search={search} />
+                {(refused || blocked) && !fill && notices}
+                {fill && (refused || blocked) ? (
+                  <div className="h-full flex flex-col">
+                    <div className="shrink-0 px-3 pt-3">{notices}</div>
+                    <div className="flex-1 min-h-0">
+                      <Screen route={route} pathname={pathname} search={search} />
+                    </div>
+                  </div>
+                ) : (
+                  <Screen route={route} pathname={pathname} search={search} />
+                )}
               </Suspense>
             )}
           </main>
@@ -256,120 +299,4 @@ function Screen({ route, pathname, search }: { route: RouteInfo | null; pathname
   if (route.kind === 'notFound') return <NotFoundScreen />
   const ToolPage = route.tool && screens.get(route.tool)?.Page
   return ToolPage ? <ToolPage route={route} pathname={pathname} search={search} /> : <ToolScreen route={route} />
-}
-
-/** A tool's controls in the phone header (the chat's, hot news'): its element listens for `event`. */
-function HeaderButtons({ label, event, commands }: HeaderCommands) {
-  return (
-    <fieldset className="min-w-0 flex items-center" aria-label={label}>
-      {commands.map(([command, name, d]) => (
-        <button
-          key={command}
-          type="button"
-          aria-label={name}
-          title={name}
-          onClick={() => dispatchEvent(new CustomEvent(event, { detail: { command } }))}
-          className="size-9 grid place-items-center rounded-lg text-muted hover:text-ink hover:bg-raised"
-        >
-          <svg
-            viewBox="0 0 24 24"
-            className="size-5"
-            fill="none"
-            stroke="currentColor"
-            strokeWidth="1.8"
-            strokeLinecap="round"
-            strokeLinejoin="round"
-            aria-hidden="true"
-          >
-            <path d={d} />
-          </svg>
-        </button>
-      ))}
-    </fieldset>
-  )
-}
-
-function visible(menu: MenuItem[]) {
-  return menu.filter((m) => !m.hidden)
-}
-
-function Sidebar({ menu, active, pathname }: { menu: MenuItem[]; active: string | null; pathname: string }) {
-  return (
-    <nav aria-label="工具菜单" className="w-52 shrink-0 border-r border-line px-3 py-4 sticky top-16 h-[calc(100dvh-64px)] overflow-y-auto flex flex-col gap-1">
-      {visible(menu).map((item) => (
-        <a
-          key={item.permissionCode}
-          href={item.path}
-          aria-current={active === item.permissionCode ? 'page' : undefined}
-          className={`flex items-center gap-3 h-11 px-3 rounded-lg transition-colors ${
-            active === item.permissionCode ? 'bg-primary/15 text-primary font-medium' : 'text-muted hover:text-ink hover:bg-raised'
-          }`}
-        >
-          <Icon name={item.icon} />
-          <span>{item.permissionName}</span>
-        </a>
-      ))}
-      <a
-        href="/usercenter?id=general"
-        aria-current={pathname === '/usercenter' ? 'page' : undefined}
-        className={`mt-auto flex items-center gap-3 h-11 px-3 rounded-lg ${
-          pathname === '/usercenter' ? 'bg-primary/15 text-primary font-medium' : 'text-muted hover:text-ink hover:bg-raised'
-        }`}
-      >
-        <Icon name="center" />
-        <span>个人中心</span>
-      </a>
-    </nav>
-  )
-}
-
-function BottomBar({ menu, active, pathname }: { menu: MenuItem[]; active: string | null; pathname: string }) {
-  const item = (key: string, href: string, icon: string, label: string, on: boolean) => (
-    <a
-      key={key}
-      href={href}
-      aria-current={on ? 'page' : undefined}
-      className={`flex-1 min-w-14 shrink-0 flex flex-col items-center justify-center gap-0.5 text-[11px] ${on ? 'text-primary' : 'text-muted'}`}
-    >
-      <Icon name={icon} className="size-5" />
-      <span className="whitespace-nowrap">{label}</span>
-    </a>
-  )
-  // The tools scroll sideways when there are many; 我的 (the personal center) stays in reach, and
-  // the current tool is scrolled into view (图床, seventh of seven, would otherwise sit off-screen).
-  const strip = useRef<HTMLDivElement>(null)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: active, menu: what the strip shows; the effect reads their result in the DOM
-  useEffect(() => {
-    const current = strip.current?.querySelector<HTMLElement>('[aria-current="page"]')
-    if (!current || !strip.current) return
-    const box = strip.current
-    const left = current.offsetLeft - box.offsetLeft
-    if (left < box.scrollLeft || left + current.offsetWidth > box.scrollLeft + box.clientWidth) {
-      box.scrollLeft = left - (box.clientWidth - current.offsetWidth) / 2
-    }
-  }, [active, menu])
-  return (
-    <nav
-      aria-label="工具菜单"
-      data-testid="bottom-bar"
-      className="sticky bottom-0 z-30 h-[50px] pb-[env(safe-area-inset-bottom)] box-content border-t border-line bg-bg/95 backdrop-blur flex"
-    >
-      <div ref={strip} className="flex-1 min-w-0 flex overflow-x-auto [scrollbar-width:none]">
-        {visible(menu).map((m) => item(m.permissionCode, m.path, m.icon, m.permissionName, active === m.permissionCode))}
-      </div>
-      <div className="flex w-16 shrink-0 border-l border-line">{item('center', '/usercenter?id=general', 'user', '我的', pathname === '/usercenter')}</div>
-    </nav>
-  )
-}
-
-function Footer() {
-  return (
-    <footer className="px-8 py-5 border-t border-line text-xs text-muted flex flex-wrap gap-x-4 gap-y-1">
-      <span>© {new Date().getFullYear()} 灵犀 AI 工具箱</span>
-      <a href="/license.html" target="_blank" rel="noopener" className="hover:text-ink">
-        服务条款
-      </a>
-      <span>AI 生成内容仅供参考</span>
-    </footer>
-  )
 }

@@ -95,7 +95,7 @@ test('log in inside the widget, chat, and keep the session over a reload', async
   await launcher(page).click()
   await panel(page).getByRole('button', { name: '登录' }).click()
   await completeLogin(page, server, '13700137000')
-  await expect(page.locator('#status')).toHaveText('已登录：13700137000')
+  await expect(page.locator('#status')).toHaveText('已登录：137****7000') // masked: an untrusted partner (ADR 0019)
 
   const reply = await ask(panel(page), '推荐一本科幻小说')
   await expect(reply).toContainText('灵犀离线演示模型')

@@ -30,7 +30,7 @@ test('login widgets on a partner page share one session through the loader', asy
   await dialog.getByRole('button', { name: '登录', exact: true }).click()
 
   // the command queued before the loader arrived heard the login; the profile element shows it
-  await expect(page.locator('#status')).toHaveText('已登录：13300133000')
+  await expect(page.locator('#status')).toHaveText('已登录：133****3000') // masked: an untrusted partner (ADR 0019)
   await expect(page.locator('lingxi-profile').getByTestId('header-phone')).toHaveText('133****3000')
   await expect(page.locator('lingxi-login').getByRole('button', { name: '登录' })).toHaveCount(0)
   // the partner's `* { box-sizing: content-box }` does not reach inside

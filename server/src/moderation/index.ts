@@ -11,8 +11,8 @@ import { createTencentModeration } from './tencent.js'
 import type { ModerationKind, TextProvider } from './types.js'
 import { createWordListProvider } from './wordlist.js'
 
-export { blockedMessage, CONTENT_BLOCKED, type CheckInput, type Moderator, NO_MODERATION } from './pipeline.js'
-export type { ModerationKind, ModerationResult, Verdict } from './types.js'
+export { CONTENT_BLOCKED, type Moderator, NO_MODERATION } from './pipeline.js'
+export type { ModerationKind } from './types.js'
 
 /** The providers the settings name, in their order. */
 export function providersOf(settings: ModerationSettings): TextProvider[] {

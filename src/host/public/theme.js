@@ -5,3 +5,16 @@ try {
 } catch {
   document.documentElement.dataset.theme = 'dark'
 }
+// <meta name="theme-color"> (the browser's bar on phones) takes the page's background, again whenever
+// <html data-theme> changes (the profile panel) or, for auto, the system's colour scheme does.
+{
+  const meta = document.querySelector('meta[name="theme-color"]')
+  const apply = () => {
+    const colour = getComputedStyle(document.documentElement).backgroundColor
+    if (meta && colour && colour !== 'rgba(0, 0, 0, 0)') meta.content = colour
+  }
+  // site.css comes after this script: the first reading is once the page has loaded
+  addEventListener('load', apply)
+  new MutationObserver(apply).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] })
+  matchMedia('(prefers-color-scheme: light)').addEventListener('change', apply)
+}

@@ -9,13 +9,12 @@ import { deferred } from './deferred'
 import { MD, SM, useMedia, useWidth } from './dom'
 import type { ReplyDetail } from './events'
 import { IconButton } from './glyphs'
-import { activeRequest } from './groups'
 import { MessageList } from './message-list'
 import { $allowanceNotice, report } from './notice'
 import { PanelHeader } from './panel-header'
 import { clearTopic, selectTopic, sendMessage, stopMessage } from './replies'
 import { ReplyContext } from './reply'
-import { $activeTopicId, $chatConfig, $messages, $streaming, $topics, EVENT_CHAT_COMMAND, type SendResult } from './state'
+import { $activeTopicId, activeRequest, $chatConfig, $messages, $streaming, $topics, EVENT_CHAT_COMMAND, type SendResult } from './state'
 import { createTopic, startChat } from './topics'
 
 // Opened now and then: loaded on first use, with the popover they open in.
@@ -214,6 +213,13 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
               {settingsButton}
               <IconButton icon="eraser" label="清空对话" onClick={handleClear} disabled={!topic} />
             </PanelHeader>
+          ) : !header ? (
+            // the page's header has the controls (a phone on the host page): the model still shows
+            modelName && (
+              <p data-testid="chat-model" className="shrink-0 truncate px-4 py-1 text-xs text-muted border-b border-line">
+                模型：{modelName}
+              </p>
+            )
           ) : (
             header && (
               <header className="h-14 shrink-0 flex items-center gap-1 px-3 md:px-4 border-b border-line">

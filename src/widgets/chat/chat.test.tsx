@@ -142,7 +142,11 @@ describe('<lingxi-chat>', () => {
     expect(root.querySelector('[aria-current=true]')?.textContent).toBe('周末去哪玩')
     expect(root.querySelector('header h2')?.textContent).toBe('周末去哪玩')
     const log = root.querySelector('[role=log]')!
-    expect(log.getAttribute('aria-live')).toBe('polite')
+    // the log is not live (a streamed reply would be read again and again): the history is not read out
+    expect(log.getAttribute('aria-live')).toBe('off')
+    const live = root.querySelector('[data-testid=live-reply]')!
+    expect(live.getAttribute('aria-live')).toBe('polite')
+    expect(live.textContent).toBe('')
     const [question, answer] = [...root.querySelectorAll<HTMLElement>('[data-testid=message]')]
     expect(question!.dataset).toMatchObject({ role: 'user', status: 'complete' })
     expect(answer!.dataset).toMatchObject({ role: 'assistant', status: 'error' })
@@ -168,6 +172,8 @@ describe('<lingxi-chat>', () => {
     // the reply's text arrives through the lazily loaded renderer: wait for it rather than race it
     await vi.waitFor(() => expect(last().textContent).toContain('这是回答'))
     await vi.waitFor(() => expect(field.value).toBe(''))
+    // a screen reader hears the streamed reply once, from the polite region (the log is not live)
+    await vi.waitFor(() => expect(root.querySelector('[data-testid=live-reply]')!.textContent).toContain('这是回答'))
   })
 
   it('obeys lingxi-chat-command: clear asks first, then empties the conversation', async () => {

@@ -1,4 +1,4 @@
-import type { StreamState, Topic } from './state'
+import type { Topic } from './state'
 
 export type TopicGroupKey = 'top' | 'today' | 'week' | 'older'
 
@@ -30,13 +30,4 @@ export function groupTopics(topics: Topic[], now: number = Date.now()): TopicGro
     groups[key].push(topic)
   }
   return (Object.keys(groups) as TopicGroupKey[]).filter((key) => groups[key].length).map((key) => ({ key, label: GROUP_LABELS[key], topics: groups[key] }))
-}
-
-/** The request of `topicId` that is still under way (submitted or streaming), if any. */
-export function activeRequest(streams: Record<string, StreamState>, topicId: string | null): [string, StreamState] | null {
-  for (const entry of Object.entries(streams)) {
-    const state = entry[1]
-    if (state.topicId === topicId && (state.status === 'submitted' || state.status === 'streaming')) return entry
-  }
-  return null
 }

@@ -3,6 +3,7 @@ import { confirm } from '../../core/emit'
 import { copyText } from '../../core/format'
 import { Markdown } from '../../ui/markdown'
 import { Glyph, IconButton, Logo, RoleAvatar } from './glyphs'
+import { LiveReply } from './live-reply'
 import { report } from './notice'
 import { deleteMessage, loadMessages, regenerate } from './replies'
 import { ReplyContext } from './reply'
@@ -132,13 +133,15 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
         <div ref={sentinel} className="h-px" />
         <div ref={content} className="max-w-3xl mx-auto py-4">
           {empty || !topic ? <Welcome topic={topic} examples={examples ?? DEFAULT_EXAMPLES} onExample={onExample} /> : null}
-          <div role="log" aria-live="polite" aria-label="对话消息" className="flex flex-col gap-6">
+          {/* not live: LiveReply reads a streamed reply out once, sentence by sentence */}
+          <div role="log" aria-live="off" aria-label="对话消息" className="flex flex-col gap-6">
             {list.map((m) => (
               <MessageItem key={m.messageId} message={m} last={m.messageId === lastReply} avatar={topic?.roleAvatar ?? null} />
             ))}
           </div>
         </div>
       </div>
+      <LiveReply message={list.at(-1)} />
       {messages?.loading && (
         <p role="status" className="absolute top-2 left-1/2 -translate-x-1/2 rounded-full bg-raised px-3 py-1 text-xs text-muted shadow">
           加载中…

@@ -5,6 +5,9 @@ import { CODE_NO_ALLOWANCE } from './state'
 /** The allowance notice shown by the composer (40200001), until the next question gets through. */
 export const $allowanceNotice = atom<string | null>(null)
 
+/** Why the topics could not be listed (an expired account is refused): the list says so instead of loading forever. */
+export const $topicsError = atom<string | null>(null)
+
 /** notifyError, plus the inline notice when the allowance is exhausted. */
 export function report(error: unknown): void {
   notifyError(error)

@@ -290,3 +290,12 @@ export async function loadTopics(): Promise<Topic[]> {
 export function noteCreated(topic: Topic): void {
   if (listing > 0) createdWhileListing.set(topic.topicId, topic)
 }
+
+/** The request of `topicId` that is still under way (submitted or streaming), if any. */
+export function activeRequest(streams: Record<string, StreamState>, topicId: string | null): [string, StreamState] | null {
+  for (const entry of Object.entries(streams)) {
+    const state = entry[1]
+    if (state.topicId === topicId && (state.status === 'submitted' || state.status === 'streaming')) return entry
+  }
+  return null
+}

@@ -6,7 +6,7 @@ import { Spinner } from '../../ui/icons'
 import { composingEnter } from './dom'
 import { Glyph, IconButton, RoleAvatar } from './glyphs'
 import { groupTopics } from './groups'
-import { report } from './notice'
+import { $topicsError, report } from './notice'
 import { $topics, MAX_TOPIC_NAME, type Topic } from './state'
 import { deleteTopic, renameTopic, togglePin } from './topics'
 
@@ -19,6 +19,7 @@ interface TopicListProps {
 /** The topics, grouped 置顶 / 今天 / 七天内 / 更早, with a new-topic button. */
 export function TopicList({ activeId, onPick, onNew }: TopicListProps) {
   const topics = useStore($topics)
+  const error = useStore($topicsError)
   const groups = topics ? groupTopics(topics) : []
   return (
     <div className="flex flex-col h-full min-h-0">
@@ -33,7 +34,12 @@ export function TopicList({ activeId, onPick, onNew }: TopicListProps) {
         </button>
       </div>
       <nav aria-label="话题列表" className="flex-1 min-h-0 overflow-y-auto px-2 pb-3">
-        {!topics && <Spinner label="加载话题" />}
+        {!topics && error && (
+          <p role="status" className="px-3 py-8 text-center text-sm text-muted">
+            {error}
+          </p>
+        )}
+        {!topics && !error && <Spinner label="加载话题" />}
         {topics?.length === 0 && <p className="px-3 py-8 text-center text-sm text-muted">还没有对话，发条消息开始吧</p>}
         {groups.map((group) => (
           <section key={group.key} className="mt-2 first:mt-0">

@@ -2,6 +2,7 @@ import { ApiError, getJson, notifyError } from '../../core/api'
 import { $handoffs, takeHandoff } from '../../core/handoff'
 import { shared } from '../../core/shared'
 import { $token } from '../../core/stores'
+import { $topicsError } from './notice'
 import { selectTopic } from './replies'
 import {
   $activeTopicId,
@@ -39,6 +40,7 @@ export function startChat(topicId?: string | null): Promise<void> {
       if (token === current) return
       current = token
       resetChat()
+      $topicsError.set(null)
     })
     // A topic left while a chat is on the page opens at once.
     $handoffs.listen(() => adopt(takeHandoff('chat')))
@@ -51,7 +53,11 @@ export function startChat(topicId?: string | null): Promise<void> {
   if (b.start?.token === token) return b.start.promise
   const promise = (async () => {
     const [, topics] = await Promise.allSettled([$chatConfig.get() ? null : loadChatConfig(), loadTopics()])
-    if (topics.status === 'rejected') return notifyError(topics.reason)
+    if (topics.status === 'rejected') {
+      $topicsError.set(topics.reason instanceof Error && topics.reason.message ? topics.reason.message : '话题加载失败')
+      return notifyError(topics.reason)
+    }
+    $topicsError.set(null)
     if ($token.get() !== token) return
     const list = topics.value
     const want = topicId ?? $activeTopicId.get()

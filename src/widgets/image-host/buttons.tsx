@@ -6,7 +6,9 @@ import { imageLink, LINK_FORMATS, type LinkFormat } from './state'
 export function CopyButtons({ image, compact }: { image: Image; compact?: boolean }) {
   const copy = (format: LinkFormat) => void copyText(imageLink(image, format))
   return (
-    <fieldset aria-label="复制链接" className="flex-1 flex items-center gap-1 min-w-0">
+    // compact (a card): the buttons share the row by their text and wrap on a narrow card; the
+    // name holds the text shown (WCAG 2.5.3), never an abbreviation of it
+    <fieldset aria-label="复制链接" className={`flex items-center gap-1 min-w-0 ${compact ? 'flex-wrap' : 'flex-1'}`}>
       {LINK_FORMATS.map(({ format, label }) => (
         <button
           key={format}
@@ -14,9 +16,9 @@ export function CopyButtons({ image, compact }: { image: Image; compact?: boolea
           onClick={() => copy(format)}
           aria-label={`复制 ${label} 链接`}
           title={`复制 ${label}`}
-          className={`h-8 rounded-md border border-line text-xs text-muted hover:border-primary hover:text-primary ${compact ? 'flex-1 min-w-0 px-1' : 'px-3'}`}
+          className={`h-8 rounded-md border border-line text-muted whitespace-nowrap hover:border-primary hover:text-primary ${compact ? 'flex-auto px-1 text-[11px]' : 'px-3 text-xs'}`}
         >
-          {compact && format === 'markdown' ? 'MD' : label}
+          {label}
         </button>
       ))}
     </fieldset>

@@ -313,18 +313,19 @@ function Gallery() {
               <img src={absoluteUrl(image.thumbUrl || image.url)} alt={image.name} loading="lazy" className="size-full object-cover" />
             </button>
             <div className="p-2.5 flex flex-col gap-2">
-              <div className="min-w-0">
-                <p className="text-sm truncate" title={image.name}>
-                  {image.name}
-                </p>
-                <p className="text-xs text-muted">
-                  {image.width}×{image.height} · {formatBytes(image.size)}
-                </p>
-              </div>
-              <div className="flex items-center gap-1">
-                <CopyButtons image={image} compact />
+              {/* the copy buttons get a row of their own: beside the delete button, HTML overflowed a phone's card */}
+              <div className="flex items-start gap-1">
+                <div className="min-w-0 flex-1">
+                  <p className="text-sm truncate" title={image.name}>
+                    {image.name}
+                  </p>
+                  <p className="text-xs text-muted">
+                    {image.width}×{image.height} · {formatBytes(image.size)}
+                  </p>
+                </div>
                 <SmallButton label={`删除 ${image.name}`} d="M4 7h16 M9 7V4h6v3 M6 7l1 13h10l1-13" onClick={() => handleDelete(image)} danger />
               </div>
+              <CopyButtons image={image} compact />
             </div>
           </li>
         ))}

@@ -147,7 +147,7 @@ function RoleRepository() {
             t.tagId,
             <>
               {t.name}
-              <span className="ml-1 text-xs opacity-70">{t.count}</span>
+              <span className="ml-1 text-xs">{t.count}</span>
             </>
           )
         )}

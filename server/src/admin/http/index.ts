@@ -5,8 +5,6 @@ import { registerCardRoutes } from './cards.js'
 import { bootstrapOperators, firstOperators, refuseDisabledLogin } from './gate.js'
 import { registerUserRoutes } from './users.js'
 
-export { ADMIN_PERMISSION, DISABLED_MESSAGE } from './constants.js'
-
 /**
  * Before the login routes: a disabled account's login is refused (gate.ts). Registered first so it
  * wraps them.
