@@ -45,7 +45,7 @@ function init(scheme: Scheme): void {
             secondaryColor: '#202228',
             tertiaryColor: '#202228'
           }
-        : { background: '#f6f7f9', primaryBorderColor: '#a15600', lineColor: '#60636d' },
+        : { background: '#f6f7f9', primaryBorderColor: '#864700', lineColor: '#60636d' },
     // settings a diagram's %%{init}%% or front matter may not change
     secure: [
       'secure',
