@@ -140,7 +140,8 @@ test('custom-elements.json describes the tags, attributes, events, parts and met
     'position',
     'color',
     'greeting',
-    'label'
+    'label',
+    'theme'
   ])
   expect(chat.events.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['lingxi-open', 'lingxi-close', 'lingxi-message']))
   expect(chat.cssParts.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['launcher', 'panel', 'greeting']))
