@@ -2,12 +2,12 @@
 // the last one on record in KEEP (and its snapshot and journal entry), then runs drizzle-kit
 // generate once. While several people change the schema in one working tree, this keeps a single
 // pending migration that always matches schema*.ts, instead of a pile of partial ones.
-//   node scripts/db-regen.mjs <name>      e.g. node scripts/db-regen.mjs tools
+//   node scripts/db-regen.mjs <name>      e.g. node scripts/db-regen.mjs depth
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 
-const KEEP = 3 // 0000_init, 0001_chat, 0002_tools are released; never regenerated
-const name = process.argv[2] ?? 'tools'
+const KEEP = 7 // 0000…0006 are released; never regenerated
+const name = process.argv[2] ?? 'depth'
 const dir = new URL('../drizzle/', import.meta.url)
 const journalFile = new URL('meta/_journal.json', dir)
 const journal = JSON.parse(readFileSync(journalFile, 'utf8'))
