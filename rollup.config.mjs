@@ -11,7 +11,7 @@ import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { elements, entries } from './scripts/elements.mjs'
-import { menuDefine } from './scripts/tools.mjs'
+import { blurbsDefine, menuDefine } from './scripts/tools.mjs'
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 
@@ -33,8 +33,8 @@ const elementStyles = () => ({
   }
 })
 
-/** Manifest fields only the build reads: the loader's tag table, the npm entry, the menu rules (compiled into core), the allowance kinds. */
-const BUILD_ONLY = new Set(['tag', 'npm', 'allowances', 'menu', 'highlights'])
+/** Manifest fields only the build reads: the loader's tag table, the npm entry, the menu rules (compiled into core), the allowance kinds, the blurbs (compiled into src/host/blurbs.ts). */
+const BUILD_ONLY = new Set(['tag', 'npm', 'allowances', 'menu', 'highlights', 'blurb'])
 
 /**
  * Leaves the manifests' build-only fields (src/widgets/<tool>/tool.ts) out of the browser bundles:
@@ -175,7 +175,12 @@ const plugins = (extra = {}) => [
   replace({
     preventAssignment: true,
     // __LINGXI_MENU__: what the tools' manifests tell the shared menu (src/core/permissions.ts).
-    values: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development'), __LINGXI_MENU__: menuDefine, ...extra }
+    values: {
+      'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development'),
+      __LINGXI_MENU__: menuDefine,
+      __LINGXI_BLURBS__: blurbsDefine,
+      ...extra
+    }
   }),
   esbuild({
     target: 'es2020',

@@ -33,9 +33,12 @@ const isSource = (file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\.tsx?$/.test(
  * host page shows at once (its rules in the entry cost less than a second request).
  */
 const deferred = {
-  chat: ['src/widgets/chat/settings.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx'],
+  chat: ['src/widgets/chat/settings.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx', 'src/widgets/chat/share/dialog.tsx'],
   // The host's entry page (/): no other route needs its rules (src/host/rest-css.ts brings them).
-  app: ['src/host/screens/entry.tsx']
+  app: ['src/host/screens/entry.tsx', 'src/host/screens/share.tsx'],
+  // The header button shows alone; its menu, panel and theme control load when first used
+  // (src/widgets/profile/profile.tsx, through deferred.ts).
+  profile: ['src/widgets/profile/account-menu.tsx', 'src/widgets/profile/panel.tsx', 'src/widgets/profile/theme-picker.tsx']
 }
 
 /** The files of src/ that an entry's module graph reaches (static and dynamic imports), not through `skip`. */

@@ -50,6 +50,9 @@ export const { elementsOf, tagTable, routesOf, menuRules, npmComponents, npmSour
 /** The menu rules as the builds compile them in (`__LINGXI_MENU__`). */
 export const menuDefine = JSON.stringify(menuRules(tools))
 
+/** Each route's blurb by path, which the CDN build compiles into src/host/blurbs.ts (`__LINGXI_BLURBS__`). */
+export const blurbsDefine = JSON.stringify(Object.fromEntries(tools.flatMap((t) => (t.routes ?? []).map((r) => [r.path, r.blurb]))))
+
 /** A component's doc line for the npm entry: the `@summary` of its doc block. */
 function summaryOf(folder, name) {
   const text = readFileSync(join(root, `src/widgets/${folder}/${folder}.tsx`), 'utf8')

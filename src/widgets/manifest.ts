@@ -18,7 +18,7 @@ export interface ToolRoute {
   code?: string
   /** An icon name of src/ui/icons.tsx. */
   icon: string
-  /** One line on the entry page and the coming-soon page. */
+  /** (build) One line on the entry page and the coming-soon page (src/host/blurbs.ts). */
   blurb: string
   /** Segments after `path` the route takes (ids); the path alone then leads nowhere. */
   params?: number

@@ -2,10 +2,11 @@ import { useStore } from '@nanostores/react'
 import { $menu } from '../../core/permissions'
 import { $user, openLogin } from '../../core/stores'
 import { Icon, Logo } from '../../ui/icons'
+import { blurbOf } from '../blurbs'
 import '../rest-css'
 import { routes } from '../routes'
 
-const blurbs = new Map(routes.map((r) => [r.path, r.blurb]))
+const blurbs = new Map(routes.map((r) => [r.path, blurbOf(r)]))
 
 /** The entry page: what Lingxi offers, the tools on the menu, and the way in. */
 export default function EntryScreen() {

@@ -1,6 +1,7 @@
 import { useStore } from '@nanostores/react'
 import { $user, openLogin } from '../../core/stores'
 import { Icon } from '../../ui/icons'
+import { blurbOf } from '../blurbs'
 import type { RouteInfo } from '../routes'
 
 /** A tool's page until its widget ships: what it will do, clearly marked as coming. */
@@ -14,7 +15,7 @@ export default function ToolScreen({ route }: { route: RouteInfo }) {
       <h1 id="tool-title" className="mt-6 text-2xl font-bold">
         {route.title}
       </h1>
-      <p className="mt-3 text-muted">{route.blurb}</p>
+      <p className="mt-3 text-muted">{blurbOf(route)}</p>
       <p className="mt-6 inline-flex items-center gap-2 rounded-full border border-primary/40 bg-primary/10 px-4 py-1.5 text-sm text-primary">
         <Icon name="spark" className="size-4" />
         即将上线，敬请期待

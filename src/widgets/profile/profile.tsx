@@ -5,13 +5,14 @@ import { $user } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Icon } from '../../ui/icons'
 import { Avatar } from './avatar'
+import { deferred } from './deferred'
 
 // The panel (its dialog and theme control) loads when it first opens: a page shows only the header button.
-const loadPanel = () => import('./panel')
+const loadPanel = () => deferred(import('./panel'))
 const ProfilePanel = lazy(loadPanel)
-const loadThemePicker = () => import('./theme-picker')
+const loadThemePicker = () => deferred(import('./theme-picker'))
 // The account menu loads when the button is first pointed at, focused or pressed.
-const loadMenu = () => import('./account-menu')
+const loadMenu = () => deferred(import('./account-menu'))
 const AccountMenu = lazy(loadMenu)
 
 /**
