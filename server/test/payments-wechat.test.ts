@@ -1,32 +1,13 @@
 import { createVerify, generateKeyPairSync, randomUUID } from 'node:crypto'
 import { and, eq, like } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { balanceLog, payOrders, wechatIdentities } from '../src/db/schema.js'
-import { MODULES } from '../src/modules/index.js'
-import type { ModuleInstance, ToolModule } from '../src/modules/module.js'
-import { payments } from '../src/modules/payments/index.js'
 import { createPackage } from '../src/modules/payments/packages.js'
-import { createWechatV3Provider } from '../src/modules/payments/wechat-v3.js'
-import { type FakeNotify, type FakeWechatPayV3, startFakeWechatPayV3 } from './fakes/wechat-pay-v3.js'
+import type { FakeNotify } from './fakes/wechat-pay-v3.js'
 import { ALLOWANCES, balancesOf } from './helpers/allowances.js'
-import { useHarness } from './helpers/database-hooks.js'
+import { useWechatPayHarness } from './helpers/wechat-pay.js'
 
-let fake: FakeWechatPayV3
-const withFake = {
-  ...payments,
-  create: (deps: Parameters<typeof payments.create>[0]) =>
-    payments.create(deps, { providers: [createWechatV3Provider(fake.settings(), { now: deps.now })], reconcileMs: 0 })
-} as unknown as ToolModule<unknown, ModuleInstance>
-const ctx = useHarness(() => ({
-  env: { START_TOKENS: '0', START_MJ_COUNT: '0', START_SUNO_COUNT: '0', SMS_HOURLY_PER_IP: '1000' },
-  modules: MODULES.map((m) => (m.name === 'payments' ? withFake : (m as unknown as ToolModule<unknown, ModuleInstance>)))
-}))
-beforeAll(async () => {
-  fake = await startFakeWechatPayV3({ now: () => ctx.h.clock.now() })
-})
-afterAll(async () => {
-  await fake?.close()
-})
+const { ctx, fake } = useWechatPayHarness()
 
 const P = '/api/v1/pay'
 const service = () => ctx.h.modules.payments.service
