@@ -18,11 +18,17 @@ describe('the word list', () => {
     expect(rules).toEqual([
       { word: '违禁测试词', verdict: 'block' },
       { word: '灰色测试词', verdict: 'review' },
-      { word: 'badword', verdict: 'block' }
+      { word: 'badword', verdict: 'block' },
+      { word: '测试禁语', verdict: 'block', pinyin: true }
     ])
-    expect(parseWordList('好词|maybe\n\n# x\n|block').problems).toEqual([
-      'line 1: "好词|maybe" is not word or word|review or word|block',
-      'line 4: "|block" is not word or word|review or word|block'
+    expect(parseWordList('好词|maybe\n\n# x\n|block\n词|review|pinyin\n词|pinyin\n词|block|review').problems).toEqual([
+      'line 1: "好词|maybe" is not word, word|review, word|block, or either with |pinyin',
+      'line 4: "|block" is not word, word|review, word|block, or either with |pinyin',
+      'line 7: "词|block|review" is not word, word|review, word|block, or either with |pinyin'
+    ])
+    expect(parseWordList('词|review|pinyin\n词|PINYIN').rules).toEqual([
+      { word: '词', verdict: 'review', pinyin: true },
+      { word: '词', verdict: 'block', pinyin: true }
     ])
   })
 
@@ -44,6 +50,25 @@ describe('the word list', () => {
     ['traditional and symbols together', '違·禁·測·試·詞']
   ])('catches the evasion: %s', async (_name, text) => {
     expect(await words.checkText(text, 'chat')).toEqual({ verdict: 'block', rule: expect.any(String) })
+  })
+
+  it.each([
+    ['full pinyin', '这是 ce shi jin yu 吗'],
+    ['initials', '说个CSJY'],
+    ['initials with symbols', 'c.s.j.y'],
+    ['characters and pinyin mixed', '测shi禁yu'],
+    ['characters and initials mixed', '测s禁y'],
+    ['traditional characters and pinyin', '測試jin語']
+  ])('catches an entry marked |pinyin written as: %s', async (_name, text) => {
+    expect(await words.checkText(text, 'chat')).toEqual({ verdict: 'block', rule: '测试禁语' })
+  })
+
+  it('matches pinyin only for entries marked so, and no letter run shorter than the initials', async () => {
+    // 违禁测试词 has no |pinyin: its spelling passes.
+    expect(await words.checkText('wei jin ce shi ci', 'chat')).toEqual({ verdict: 'pass' })
+    // Half-spelled letter runs (cesj, csjinyu) are not forms: they hide in ordinary words.
+    expect(await words.checkText('cesj', 'chat')).toEqual({ verdict: 'pass' })
+    expect(await words.checkText('test case: just yes', 'chat')).toEqual({ verdict: 'pass' })
   })
 
   it('passes clean text and gives review entries review', async () => {
@@ -117,7 +142,7 @@ describe('the pipeline', () => {
     }
     const config = loadConfig({ MODERATION_PROVIDERS: 'words', MODERATION_WORDS_FILE: WORDS, MODERATION_FAIL_MODE: 'chat=closed' })
     expect(config.moderation).toMatchObject({ providers: ['words'], failModes: { chat: 'closed', image: 'closed', reply: 'open' }, retentionDays: 183 })
-    expect(config.moderation.words).toHaveLength(3)
+    expect(config.moderation.words).toHaveLength(4)
   })
 })
 
