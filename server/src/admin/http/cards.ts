@@ -8,6 +8,7 @@ import { type Api, defineRoute, requirePermission } from '../../http/api.js'
 import { createCards } from '../../modules/user-center/cards.js'
 import { audit } from './audit.js'
 import { ADMIN_PERMISSION, TAG } from './constants.js'
+import { csvResponse } from './csv.js'
 import { cardBatch, cardRow } from './wire.js'
 
 type CardStatus = z.infer<typeof cardRow>['status']
@@ -59,12 +60,6 @@ async function cardsOf(api: Api, id: string) {
       redeemedAt: card.redeemedAt?.toISOString() ?? null
     }
   })
-}
-
-const csvCell = (value: unknown) => {
-  const text = value === null || value === undefined ? '' : String(value)
-  // Quoted, and a leading =+-@ defused: the file is opened in spreadsheets.
-  return `"${(/^[=+\-@]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`
 }
 
 export function registerCardRoutes(api: Api, allowances: AllowanceRegistry): void {
@@ -177,24 +172,17 @@ export function registerCardRoutes(api: Api, allowances: AllowanceRegistry): voi
     if (!batch) throw new ApiError(40400001, '充值卡批次不存在')
     const kinds = allowances.kinds.map((k) => k.id)
     const header = ['card_id', 'code_mask', ...kinds, 'status', 'redeemed_by', 'redeemed_phone', 'redeemed_at', 'expires_at', 'note']
-    const lines = (await cardsOf(api, id)).map((card) =>
-      [
-        card.cardId,
-        card.codeMask,
-        ...kinds.map((k) => batch.grants[k] ?? 0),
-        card.status,
-        card.redeemedBy,
-        card.redeemedPhone,
-        card.redeemedAt,
-        batch.expiresAt,
-        batch.note
-      ]
-        .map(csvCell)
-        .join(',')
-    )
-    return c.body(`\ufeff${[header.join(','), ...lines].join('\r\n')}\r\n`, 200, {
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="cards-${id}.csv"`
-    })
+    const rows = (await cardsOf(api, id)).map((card) => [
+      card.cardId,
+      card.codeMask,
+      ...kinds.map((k) => batch.grants[k] ?? 0),
+      card.status,
+      card.redeemedBy,
+      card.redeemedPhone,
+      card.redeemedAt,
+      batch.expiresAt,
+      batch.note
+    ])
+    return csvResponse(c, `cards-${id}.csv`, header, rows)
   })
 }
