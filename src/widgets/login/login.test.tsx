@@ -52,7 +52,8 @@ describe('<lingxi-login>', () => {
     await flush()
     const dialog = shadow(el).querySelector('dialog')!
     expect(dialog.getAttribute('aria-label')).toBe('手机号登录')
-    expect(dialog.open).toBe(true)
+    // showModal() runs in an effect after the dialog renders: on a loaded machine, a tick later.
+    await vi.waitFor(() => expect(dialog.open).toBe(true))
     const submit = [...dialog.querySelectorAll('button')].find((b) => b.textContent === '获取验证码')!
     expect(submit.getAttribute('aria-disabled')).toBe('true')
     expect(dialog.querySelector('a[href$="/license.html"]')).not.toBeNull()
