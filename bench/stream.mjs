@@ -16,8 +16,10 @@
 //
 // Flags: --server <main.js> (default server/dist/main.js), --streams 1,20,200, --events 500,
 // --interval 2, --rounds 3, --accounts 20, --json <file> (save the results), --write (save them
-// to bench/results/after-stream.json and rewrite docs/benchmarks.md). Printed, not asserted.
-import { mkdtempSync, rmSync } from 'node:fs'
+// to bench/results/after-stream.json and rewrite docs/benchmarks.md), --moderation [N] (a second
+// Lingxi with the local word list on — N generated entries, default 20000 — in the same rounds, and
+// its figures against moderation off: the goal is ≤ 1.1× on delta latency). Printed, not asserted.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,6 +53,28 @@ const INTERVAL = Number(args.value('interval', 2))
 const ROUNDS = Number(args.value('rounds', 3))
 const ACCOUNTS = Number(args.value('accounts', 20))
 const MODEL = 'bench-model'
+const MODERATION = args.has('moderation') ? Number(args.value('moderation', true) === true ? 20_000 : args.value('moderation')) : 0
+
+/**
+ * A word list of `n` entries the size operators load (public lists hold 10–50 thousand): random
+ * two- to six-character words of common Chinese characters, a tenth of them review, a tenth
+ * `|pinyin`; seeded, so every run checks the same list.
+ */
+function wordList(n) {
+  let seed = 42
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed
+  }
+  const lines = []
+  for (let i = 0; i < n; i++) {
+    const length = 2 + (next() % 5)
+    const word = Array.from({ length }, () => String.fromCodePoint(0x4e00 + (next() % 0x5000))).join('')
+    const kind = next() % 10
+    lines.push(kind === 0 ? `${word}|review` : kind === 1 && length >= 3 ? `${word}|block|pinyin` : word)
+  }
+  return `${lines.join('\n')}\n`
+}
 
 // The whole bench is bounded: a server that stops answering must not hang it.
 setTimeout(() => {
@@ -138,18 +162,32 @@ try {
     phones: ACCOUNTS,
     extraEnv: { OPENAI_BASE_URL: upstreamUrl, OPENAI_API_KEY: 'sk-bench', OPENAI_MODELS: MODEL }
   })
-  const tokens = await loginMany(lingxi.url, ACCOUNTS)
-  // One topic per stream (a topic streams one reply at a time), spread over the accounts as users would be.
   const most = Math.max(4, ...COUNTS)
-  const topics = []
-  await inParallel(most, 16, async (k) => {
-    topics[k] = (await api(lingxi.url, '/api/v1/ai-chat/topic/create', { model: MODEL }, tokens[k % ACCOUNTS])).topicId
-  })
-
-  const openLingxi = async (k) => {
-    const token = tokens[k % ACCOUNTS]
-    const { requestId } = await api(lingxi.url, '/api/v1/ai-chat/topic/message/send', { topicId: topics[k], content: `stream ${k}` }, token)
-    return request(`${lingxi.url}/api/v1/ai-chat/sse/subscribe/${requestId}`, { headers: { authorization: `Bearer ${token}` } })
+  /** Accounts and one topic per stream (a topic streams one reply at a time), spread over the accounts as users would be. */
+  async function opener(server) {
+    const tokens = await loginMany(server.url, ACCOUNTS)
+    const topics = []
+    await inParallel(most, 16, async (k) => {
+      topics[k] = (await api(server.url, '/api/v1/ai-chat/topic/create', { model: MODEL }, tokens[k % ACCOUNTS])).topicId
+    })
+    return async (k) => {
+      const token = tokens[k % ACCOUNTS]
+      const { requestId } = await api(server.url, '/api/v1/ai-chat/topic/message/send', { topicId: topics[k], content: `stream ${k}` }, token)
+      return request(`${server.url}/api/v1/ai-chat/sse/subscribe/${requestId}`, { headers: { authorization: `Bearer ${token}` } })
+    }
+  }
+  const openLingxi = await opener(lingxi)
+  let moderated
+  if (MODERATION > 0) {
+    const words = join(dataDir, 'words.txt')
+    writeFileSync(words, wordList(MODERATION))
+    const server = await startLingxi({
+      main,
+      dataDir: join(dataDir, 'moderated'),
+      phones: ACCOUNTS,
+      extraEnv: { OPENAI_BASE_URL: upstreamUrl, OPENAI_API_KEY: 'sk-bench', OPENAI_MODELS: MODEL, MODERATION_PROVIDERS: 'words', MODERATION_WORDS_FILE: words }
+    })
+    moderated = { server, open: await opener(server) }
   }
   const openRelay = (k) =>
     request(`http://127.0.0.1:${relayPort}/v1/chat/completions`, {
@@ -161,19 +199,23 @@ try {
   // Warm-up (JIT, connection pools, the tokenizer), not measured.
   await round(relay.pid, 4, openRelay)
   await round(lingxi.pid, 4, openLingxi)
+  if (moderated) await round(moderated.server.pid, 4, moderated.open)
 
   const results = {}
   for (const n of COUNTS) {
     const relayRounds = []
     const lingxiRounds = []
+    const moderatedRounds = []
     for (let r = 0; r < ROUNDS; r++) {
       relayRounds.push(await round(relay.pid, n, openRelay))
       lingxiRounds.push(await round(lingxi.pid, n, openLingxi))
+      if (moderated) moderatedRounds.push(await round(moderated.server.pid, n, moderated.open))
     }
-    results[n] = { relay: summarise(relayRounds), lingxi: summarise(lingxiRounds) }
+    results[n] = { relay: summarise(relayRounds), lingxi: summarise(lingxiRounds), ...(moderated ? { moderated: summarise(moderatedRounds) } : {}) }
     printStreams(n, results[n])
+    if (moderated) printModeration(n, results[n])
   }
-  await Promise.all([stopProcess(lingxi.child), stopProcess(relay), stopProcess(upstream)])
+  await Promise.all([stopProcess(lingxi.child), stopProcess(relay), stopProcess(upstream), moderated && stopProcess(moderated.server.child)])
 
   const saved = {
     bench: 'stream',
@@ -183,6 +225,7 @@ try {
     events: EVENTS,
     intervalMs: INTERVAL,
     rounds: ROUNDS,
+    ...(moderated ? { moderationWords: MODERATION } : {}),
     results
   }
   saveResults(args, saved)
@@ -191,6 +234,23 @@ try {
   rmSync(dataDir, { recursive: true, force: true })
 }
 process.exit(0)
+
+/** Moderation on (the local word list, checked in windows as the reply streams) against off, same rounds. */
+function printModeration(n, { lingxi: off, moderated: on }) {
+  const ratio = (a, b) => `${(a / b).toFixed(2)}×`
+  const ms = (v) => v.toFixed(v < 10 ? 2 : 0)
+  console.log(`  moderation on (${MODERATION} words) vs off, ${n} stream${n === 1 ? '' : 's'}:`)
+  console.log(
+    table([
+      ['measure', 'on', 'off', 'on ÷ off', 'goal'],
+      ['(a) delta latency, mean ms', ms(on.latencyMeanMs), ms(off.latencyMeanMs), ratio(on.latencyMeanMs, off.latencyMeanMs), '≤ 1.1×'],
+      ['(d) delta latency, p99 ms', ms(on.latencyP99Ms), ms(off.latencyP99Ms), ratio(on.latencyP99Ms, off.latencyP99Ms), ''],
+      ['(b) request → first delta ms', ms(on.firstDeltaMs), ms(off.firstDeltaMs), ratio(on.firstDeltaMs, off.firstDeltaMs), ''],
+      ['    CPU µs per delta', on.cpuPerDeltaUs.toFixed(1), off.cpuPerDeltaUs.toFixed(1), ratio(on.cpuPerDeltaUs, off.cpuPerDeltaUs), ''],
+      ['    deltas lost', on.lost, off.lost, '', '0']
+    ])
+  )
+}
 
 function printStreams(n, { relay, lingxi }) {
   const ms = (v) => v.toFixed(v < 10 ? 2 : 0)
