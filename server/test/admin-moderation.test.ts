@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
-import { sql } from 'drizzle-orm'
+import { like, sql } from 'drizzle-orm'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { adminAudit } from '../src/db/schema.js'
 import { useHarness } from './helpers/database-hooks.js'
 
 // The moderation log in the operator API (issue 18): listed with filters, exported as CSV (which
@@ -76,8 +77,11 @@ describe('the moderation log in the operator API', () => {
     expect(rows).toHaveLength(3)
     expect(rows[1]).toContain('"ce shi jin yu"')
     expect(rows[2]).toContain('"Bad Word"')
-    const audited = await ctx.db.db.execute(sql`select action, after from admin_audit where action like 'moderation.%'`)
-    expect(audited.rows).toEqual([{ action: 'moderation.export', after: { filters: { verdict: 'block' }, rows: 2 } }])
+    const audited = await ctx.db.db
+      .select({ action: adminAudit.action, after: adminAudit.after })
+      .from(adminAudit)
+      .where(like(adminAudit.action, 'moderation.%'))
+    expect(audited).toEqual([{ action: 'moderation.export', after: { filters: { verdict: 'block' }, rows: 2 } }])
   })
 
   it('refuses a normal user and an anonymous caller, and bad filters with a message naming them', async () => {
@@ -96,6 +100,6 @@ describe('the moderation log in the operator API', () => {
     const badCsv = await ctx.h.request<unknown>('/api/admin/moderation/log/csv?from=yesterday', { headers: { authorization: `Bearer ${token}` } })
     expect(badCsv.status).toBe(400)
     expect(badCsv.body).toMatchObject({ code: 40000001, message: '筛选条件不正确：from' })
-    expect((await ctx.db.db.execute(sql`select count(*)::int as n from admin_audit where action like 'moderation.%'`)).rows).toEqual([{ n: 0 }])
+    expect(await ctx.db.db.select().from(adminAudit).where(like(adminAudit.action, 'moderation.%'))).toEqual([])
   })
 })

@@ -11,7 +11,7 @@ import { createTencentModeration } from './tencent.js'
 import type { ModerationKind, TextProvider } from './types.js'
 import { createWordListProvider } from './wordlist.js'
 
-export { CONTENT_BLOCKED, type Moderator, NO_MODERATION } from './pipeline.js'
+export { blockedMessage, CONTENT_BLOCKED, type Moderator, NO_MODERATION } from './pipeline.js'
 export type { ModerationKind } from './types.js'
 
 /** The providers the settings name, in their order. */

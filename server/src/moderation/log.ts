@@ -15,6 +15,8 @@ export interface ModerationLogEntry {
   accountId?: string | null
   text: string
   result: ModerationResult
+  /** SHA-256 (hex) of what was checked, when that is not `text` (an image: `text` then describes it). */
+  contentHash?: string
 }
 
 export interface ModerationLogWriter {
@@ -38,13 +40,13 @@ export function createModerationLog(deps: { db: Db; logger: Logger; now: () => n
   }
   return {
     purge,
-    async write({ kind, source, accountId, text, result }) {
+    async write({ kind, source, accountId, text, result, contentHash }) {
       try {
         await db.insert(moderationLog).values({
           kind,
           source,
           accountId: accountId ?? null,
-          contentHash: createHash('sha256').update(text, 'utf8').digest('hex'),
+          contentHash: contentHash ?? createHash('sha256').update(text, 'utf8').digest('hex'),
           excerpt: text.slice(0, EXCERPT_CHARS),
           verdict: result.verdict,
           provider: result.provider ?? null,

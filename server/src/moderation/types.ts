@@ -17,11 +17,19 @@ export interface ProviderVerdict {
   rule?: string
 }
 
-/** A text moderation service (local word list, Aliyun, Tencent, OpenAI-compatible). */
+/** An image to check: its bytes as stored and their type. */
+export interface ImageCheck {
+  bytes: Uint8Array
+  mime: string
+}
+
+/** A moderation service (local word list, Aliyun, Tencent, OpenAI-compatible). */
 export interface TextProvider {
   readonly name: string
   /** Throws when the service cannot answer (down, timed out, refused the request): the fail mode decides. */
   checkText(text: string, kind: ModerationKind): Promise<ProviderVerdict>
+  /** Present when the service checks images (Tencent IMS, OpenAI omni-moderation); throws like checkText. */
+  checkImage?(image: ImageCheck): Promise<ProviderVerdict>
 }
 
 /** The outcome of the pipeline on one text. */

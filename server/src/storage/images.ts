@@ -49,6 +49,8 @@ export interface SaveImageInput {
    * the real format; otherwise the image is stored under a new key and this one is deleted.
    */
   key?: string
+  /** Sees a real image (its bytes and type) before anything is stored; throws to refuse it (moderation). */
+  check?: (bytes: Uint8Array, contentType: string) => Promise<void>
 }
 
 export interface ImageInfo {
@@ -118,6 +120,7 @@ export function cleanName(name: string | undefined): string {
  */
 export async function saveImage(deps: StorageDeps, input: SaveImageInput): Promise<StoredFile> {
   const info = await inspectImage(input.bytes)
+  await input.check?.(input.bytes, info.contentType)
   const thumb = await makeThumbnail(input.bytes)
   const at = new Date(deps.now?.() ?? Date.now())
   const keep = input.key !== undefined && contentTypeOfKey(input.key) === info.contentType

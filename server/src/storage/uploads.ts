@@ -7,7 +7,7 @@ import { ApiError, envelope } from '../errors.js'
 import { type Api, checkPermission, defineRoute } from '../http/api.js'
 import { oneOf, requiredText, wholeNumber } from '../http/fields.js'
 import type { Kv } from '../kv/kv.js'
-import { assertTexts, type Moderator, NO_MODERATION } from '../moderation/index.js'
+import { assertTexts, blockedMessage, CONTENT_BLOCKED, type Moderator, NO_MODERATION } from '../moderation/index.js'
 import { extensionFor, isValidKey, newKey } from './keys.js'
 import { cleanName, IMAGE_TOO_LARGE, MAX_IMAGE_BYTES, saveImage } from './images.js'
 import { uploadSecret } from './secret.js'
@@ -212,7 +212,17 @@ export function registerUploadRoutes(api: Api, deps: { config: Config; kv: Kv; m
         if (object.body.byteLength > row.size) throw new ApiError(40000003, `文件大小超过申请上传时声明的 ${row.size} 字节`)
         const file = await saveImage(
           { db, storage, now: api.now },
-          { accountId, bytes: object.body, source: SOURCE[row.purpose] ?? 'upload', name: row.name, key: row.key }
+          {
+            accountId,
+            bytes: object.body,
+            source: SOURCE[row.purpose] ?? 'upload',
+            name: row.name,
+            key: row.key,
+            check: async (bytes, mime) => {
+              const result = await (deps.moderator ?? NO_MODERATION).checkImage({ bytes, mime, source: `upload.${row.purpose}`, accountId })
+              if (result.verdict === 'block') throw new ApiError(CONTENT_BLOCKED, blockedMessage('图片'))
+            }
+          }
         )
         return toImage(storage, file)
       } catch (error) {

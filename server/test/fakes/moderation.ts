@@ -6,12 +6,16 @@ import type { AddressInfo } from 'node:net'
  * Fake moderation services on loopback, one server answering as all three:
  * - Aliyun green-cip `POST /` form `Action=TextModerationPlus` (2022-03-02), RPC signature v1.0
  *   (HMAC-SHA1 over `POST&%2F&…`, keyed `secret&`): a wrong one answers HTTP 400 SignatureDoesNotMatch;
- * - Tencent TMS `POST /tms` `X-TC-Action: TextModeration` (2020-12-29), TC3-HMAC-SHA256 checked
- *   from the headers and body as received: a wrong one answers Response.Error AuthFailure.SignatureFailure;
- * - OpenAI-compatible `POST /v1/moderations` with a bearer key: a wrong one answers HTTP 401.
+ * - Tencent TMS `POST /tms` `X-TC-Action: TextModeration` and IMS `POST /ims` `X-TC-Action:
+ *   ImageModeration` (2020-12-29, FileContent in base64), TC3-HMAC-SHA256 checked from the headers
+ *   and body as received, for the service `tms` or `ims`: a wrong one answers Response.Error
+ *   AuthFailure.SignatureFailure;
+ * - OpenAI-compatible `POST /v1/moderations` with a bearer key (input a text, or parts with an
+ *   `image_url` data: URL): a wrong one answers HTTP 401.
  * The verdict is on cue: a text holding one of `block` is high risk / Block / flagged, one of
- * `review` medium / Review; `down` answers HTTP 503 to everything. Signatures are computed here on
- * their own (not imported from src): the fake checks the client, not itself.
+ * `review` medium / Review; an image gets `image`; `down` answers HTTP 503 to everything.
+ * Signatures are computed here on their own (not imported from src): the fake checks the client,
+ * not itself.
  */
 export interface FakeModeration {
   url: string
@@ -20,9 +24,11 @@ export interface FakeModeration {
   openai: { apiKey: string; baseUrl: string }
   block: string[]
   review: string[]
+  /** What every image gets. */
+  image: 'pass' | 'review' | 'block'
   down: boolean
-  /** Every request: which service, the text it carried, and whether its signature or key was right. */
-  requests: { service: 'aliyun' | 'tencent' | 'openai'; text: string; signatureOk: boolean; scene?: string }[]
+  /** Every request: which service, the text it carried (an image: `image <bytes> bytes`), and whether its signature or key was right. */
+  requests: { service: 'aliyun' | 'tencent' | 'openai'; text: string; signatureOk: boolean; scene?: string; image?: Buffer }[]
   close(): Promise<void>
 }
 
@@ -42,7 +48,7 @@ function aliyunSignatureOk(params: Record<string, string>, secret: string): bool
   return params.Signature === expected
 }
 
-function tencentSignatureOk(req: IncomingMessage, body: string, secretId: string, secretKey: string): boolean {
+function tencentSignatureOk(req: IncomingMessage, body: string, secretId: string, secretKey: string, expected: 'tms' | 'ims'): boolean {
   const auth = String(req.headers.authorization ?? '')
   const m = /^TC3-HMAC-SHA256 Credential=([^/]+)\/(\d{4}-\d{2}-\d{2})\/([^/]+)\/tc3_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth)
   if (!m || m[1] !== secretId) return false
@@ -61,7 +67,7 @@ function tencentSignatureOk(req: IncomingMessage, body: string, secretId: string
   const timestamp = String(req.headers['x-tc-timestamp'] ?? '')
   const stringToSign = ['TC3-HMAC-SHA256', timestamp, `${date}/${service}/tc3_request`, sha256(canonicalRequest)].join('\n')
   const key = hmac(hmac(hmac(`TC3${secretKey}`, date!), service!), 'tc3_request')
-  return createHmac('sha256', key).update(stringToSign, 'utf8').digest('hex') === signature && service === 'tms'
+  return createHmac('sha256', key).update(stringToSign, 'utf8').digest('hex') === signature && service === expected
 }
 
 export async function startFakeModeration(): Promise<FakeModeration> {
@@ -72,6 +78,7 @@ export async function startFakeModeration(): Promise<FakeModeration> {
     openai: { apiKey: 'sk-fake-moderation-key', baseUrl: '' },
     block: [],
     review: [],
+    image: 'pass',
     down: false,
     requests: [],
     close: async () => {}
@@ -90,11 +97,16 @@ export async function startFakeModeration(): Promise<FakeModeration> {
       if (fake.down) return send(res, 503, { message: 'Service Unavailable' })
       const path = new URL(req.url ?? '/', 'http://x').pathname
       if (path === '/v1/moderations') {
-        const parsed = JSON.parse(body) as { input: string }
+        const parsed = JSON.parse(body) as { input: string | { type: string; image_url?: { url?: string } }[] }
         const ok = req.headers.authorization === `Bearer ${fake.openai.apiKey}`
-        fake.requests.push({ service: 'openai', text: parsed.input, signatureOk: ok })
+        const part = Array.isArray(parsed.input) ? parsed.input.find((p) => p.type === 'image_url') : undefined
+        const dataUrl = /^data:image\/[a-z]+;base64,(.+)$/.exec(part?.image_url?.url ?? '')
+        if (Array.isArray(parsed.input) && !dataUrl) return send(res, 400, { error: { message: 'Invalid image_url', type: 'invalid_request_error' } })
+        const image = dataUrl ? Buffer.from(dataUrl[1]!, 'base64') : undefined
+        const text = image ? `image ${image.length} bytes` : (parsed.input as string)
+        fake.requests.push({ service: 'openai', text, signatureOk: ok, ...(image ? { image } : {}) })
         if (!ok) return send(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } })
-        const verdict = verdictOf(parsed.input)
+        const verdict = image ? (fake.image === 'review' ? 'block' : fake.image) : verdictOf(text)
         const flagged = verdict !== 'pass'
         return send(res, 200, {
           id: 'modr-fake',
@@ -102,10 +114,21 @@ export async function startFakeModeration(): Promise<FakeModeration> {
           results: [{ flagged, categories: { harassment: false, violence: flagged } }]
         })
       }
+      if (path === '/ims') {
+        const image = Buffer.from((JSON.parse(body) as { FileContent: string }).FileContent, 'base64')
+        const ok = req.headers['x-tc-action'] === 'ImageModeration' && tencentSignatureOk(req, body, fake.tencent.secretId, fake.tencent.secretKey, 'ims')
+        fake.requests.push({ service: 'tencent', text: `image ${image.length} bytes`, signatureOk: ok, image })
+        if (!ok)
+          return send(res, 200, {
+            Response: { Error: { Code: 'AuthFailure.SignatureFailure', Message: 'The provided credentials could not be validated.' }, RequestId: 'r' }
+          })
+        const suggestion = { block: 'Block', review: 'Review', pass: 'Pass' }[fake.image]
+        return send(res, 200, { Response: { Suggestion: suggestion, Label: fake.image === 'pass' ? 'Normal' : 'Porn', Score: 90, RequestId: 'r' } })
+      }
       if (path === '/tms') {
         const parsed = JSON.parse(body) as { Content: string }
         const text = Buffer.from(parsed.Content, 'base64').toString('utf8')
-        const ok = req.headers['x-tc-action'] === 'TextModeration' && tencentSignatureOk(req, body, fake.tencent.secretId, fake.tencent.secretKey)
+        const ok = req.headers['x-tc-action'] === 'TextModeration' && tencentSignatureOk(req, body, fake.tencent.secretId, fake.tencent.secretKey, 'tms')
         fake.requests.push({ service: 'tencent', text, signatureOk: ok })
         if (!ok)
           return send(res, 200, {

@@ -18,12 +18,13 @@ export interface StoredImage {
 
 /**
  * Copies a finished picture into Lingxi's storage with a 160-wide thumbnail, so the wire only ever
- * carries Lingxi URLs (upstream CDN links expire and are slow from China).
+ * carries Lingxi URLs (upstream CDN links expire and are slow from China). `check` sees the bytes
+ * first and throws (a ProviderError) to keep them out.
  */
 export async function storeImage(
   storage: Storage,
   image: { url: string } | { body: Uint8Array; contentType: string },
-  options: { fetch?: typeof fetch; timeoutMs?: number; at?: Date } = {}
+  options: { fetch?: typeof fetch; timeoutMs?: number; at?: Date; check?: (body: Uint8Array, mime: string) => Promise<void> } = {}
 ): Promise<StoredImage> {
   let body: Uint8Array
   if ('url' in image) body = await download(image.url, options.fetch ?? fetch, options.timeoutMs ?? 60_000)
@@ -40,6 +41,8 @@ export async function storeImage(
     body = new Uint8Array(await sharp(body).png().toBuffer())
     ext = 'png'
   }
+  // Checked as it will be served, before anything is stored.
+  await options.check?.(body, contentTypeOfKey(`x.${ext}`) ?? 'image/png')
   const at = options.at ?? new Date()
   const imageKey = newKey('painting', ext, at)
   const thumbKey = newKey('painting', 'webp', at)

@@ -62,7 +62,9 @@ export function createPaintingProviders(config: Config, p: PaintingOptions = {})
 function createPainting(deps: ModuleDeps, p: PaintingOptions = {}): PaintingInstance {
   const settings = deps.config.painting
   const { mj, sd } = createPaintingProviders(deps.config, p)
+  const moderator = moderatorFor(deps)
   const runtime = createPaintingRuntime({
+    moderator,
     db: deps.db,
     bus: deps.bus,
     storage: deps.storage,
@@ -80,7 +82,6 @@ function createPainting(deps: ModuleDeps, p: PaintingOptions = {}): PaintingInst
     },
     ...(p.fetch ? { fetch: p.fetch } : {})
   })
-  const moderator = moderatorFor(deps)
   return {
     runtime,
     jobs: (queue) => runtime.defineJobs(queue),

@@ -7,6 +7,9 @@ import type { EndStatus, PaintingRuntimeOptions, PaintingState } from './types.j
 import { toWire } from './to-wire.js'
 import { FINISHED_RANK, isFinished, STATUS_RANK } from './wire.js'
 
+/** A finished picture that moderation refused: the task fails, the allowance comes back. */
+export const IMAGE_BLOCKED = '生成的图片未通过内容审核，未予保存，额度已退还'
+
 /** What an upstream answered when it accepted a task: its id there, and what it needs later. */
 export interface Accepted {
   upstreamId: string | null
@@ -27,6 +30,12 @@ export function createTransitions(options: PaintingRuntimeOptions, state: Pick<P
     await bus
       .publish(row.accountId, { event: 'painting', data: { ...toWire(row, storage), requestId: row.id } })
       .catch((error: unknown) => logger.warn('painting event not published', { taskId: row.id, error }))
+  }
+
+  /** A finished picture must pass moderation before it is stored (and so before it can reach the gallery). */
+  async function checkImage(task: PaintingTask, bytes: Uint8Array, mime: string) {
+    const result = await options.moderator?.checkImage({ bytes, mime, source: `painting.${task.kind}`, accountId: task.accountId })
+    if (result?.verdict === 'block') throw new ProviderError(IMAGE_BLOCKED)
   }
 
   async function latest(taskId: string, fallback: PaintingTask): Promise<PaintingTask> {
@@ -65,7 +74,11 @@ export function createTransitions(options: PaintingRuntimeOptions, state: Pick<P
     let stored: StoredImage | undefined
     if (update.status === 'SUCCESS' && update.image) {
       try {
-        stored = await storeImage(storage, update.image, { ...(options.fetch ? { fetch: options.fetch } : {}), at: new Date(now()) })
+        stored = await storeImage(storage, update.image, {
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+          at: new Date(now()),
+          check: (bytes, mime) => checkImage(current, bytes, mime)
+        })
       } catch (error) {
         const message = error instanceof ProviderError ? error.message : '保存绘画结果失败'
         if (!(error instanceof ProviderError)) logger.error('storing a painting failed', { taskId, error })

@@ -3,6 +3,7 @@ import type { PaintingTask } from '../../db/schema.js'
 import type { EventBus } from '../../events/bus.js'
 import type { JobQueue } from '../../jobs/queue.js'
 import type { Logger } from '../../logger.js'
+import type { Moderator } from '../../moderation/index.js'
 import type { Storage } from '../../storage/storage.js'
 import type { PaintingJob, PaintingProvider, PaintingUpdate } from './providers/provider.js'
 
@@ -30,6 +31,8 @@ export interface PaintingRuntimeOptions {
   tuning: PaintingTuning
   /** Downloads finished images from the upstream (tests may inject). */
   fetch?: typeof fetch
+  /** Checks each finished image before it is stored (moderation/): a blocked one ends the task, refunded. */
+  moderator?: Moderator
 }
 
 export interface NewTask {
