@@ -8,8 +8,8 @@
 import type { z } from 'zod'
 import type { loginResponse, sendCodeResponse, wechatLoginPayload } from './auth/wire.js'
 import type { paged } from './http/fields.js'
-import type { sendResultSchema, tagSchema } from './modules/chat/wire.js'
-import type { hotItemSchema, hotListSchema, hotSourceSchema } from './modules/hot-news/types.js'
+import type { sendResultSchema, switchResultSchema, tagSchema } from './modules/chat/wire.js'
+import type { hotItemSchema, hotListSchema, hotSearchHitSchema, hotSourceSchema } from './modules/hot-news/types.js'
 import type { songSchema } from './modules/music/wire.js'
 import type { activityDetailSchema, activitySchema, checkStateSchema, orderSchema, payResultSchema, sessionSchema } from './modules/orders/wire.js'
 import type { buttonSchema, galleryItemSchema, sdOptionsSchema, taskSchema } from './modules/painting/wire.js'
@@ -59,12 +59,17 @@ export type { ChatSiteConfig as ChatConfig, ModelEntry as ChatModel } from './re
 // ---- chat (docs/chat-wire.md) -----------------------------------------------------------------
 
 export type { Message, MessageRole, Role, Topic } from './modules/chat/wire.js'
+export type { ChatShare, PublicChatShare } from './modules/chat/wire.js'
+/** A file sent with a user message (the upload's answer, and `attachments` of a Message). */
+export type { Attachment as ChatAttachment } from './modules/chat/wire.js'
 export type { MessageStatus, Usage } from './replies/wire.js'
 /** How a reply ended: a chat reply, or a tool's (hot-news 解读, order drafts). */
 export type { FinalStatus } from './replies/wire.js'
 export type RoleTag = z.infer<typeof tagSchema>
 /** `topic/message/send` and `regenerate`. */
 export type SendResult = z.infer<typeof sendResultSchema>
+/** `topic/message/switch`: the version now shown and the new end of the branch shown. */
+export type SwitchResult = z.infer<typeof switchResultSchema>
 /** A reply a tool started (hot news' 解读, order drafts): streamed at `ai-chat/sse/subscribe/{requestId}`. */
 export type ToolReply = z.infer<typeof toolReplySchema>
 
@@ -85,6 +90,7 @@ export type SongStatus = Song['status']
 export type HotSource = z.infer<typeof hotSourceSchema>
 export type HotItem = z.infer<typeof hotItemSchema>
 export type HotList = z.infer<typeof hotListSchema>
+export type HotSearchHit = z.infer<typeof hotSearchHitSchema>
 export type Image = z.infer<typeof imageSchema>
 /** `oss/upload/getOssSTS`: PUT the bytes to uploadUrl with headers, then `oss/upload/complete`. */
 export type UploadTicket = z.infer<typeof uploadTicketSchema>

@@ -108,6 +108,45 @@ describe('DailyHotApi upstream', () => {
     expect((await post<any[]>('sources', {}, token)).body.data.find((s) => s.sourceId === 'zhihu').stale).toBe(true)
   })
 
+  it('刷新 fetches a list again when it is over a minute old, serves a newer one as is, and concurrent presses fetch once', async () => {
+    const { token } = await chat.user()
+    dailyhot.set('weibo', { kind: 'ok' })
+    await post('list', { sourceId: 'weibo' }, token)
+    const hits = dailyhot.hits('weibo')
+    // Within the minute: the cached list, no fetch.
+    ctx.h.clock.advance(30_000)
+    const early = await post<any>('list', { sourceId: 'weibo', refresh: true }, token)
+    expect(dailyhot.hits('weibo')).toBe(hits)
+    expect(early.body.data.source.updatedTime).toBe(ctx.h.clock.now() - 30_000)
+    // After it: fetched before answering, once for three presses.
+    ctx.h.clock.advance(31_000)
+    const pressed = await Promise.all([1, 2, 3].map(() => post<any>('list', { sourceId: 'weibo', refresh: true }, token)))
+    expect(dailyhot.hits('weibo')).toBe(hits + 1)
+    for (const res of pressed) expect(res.body.data.source.updatedTime).toBe(ctx.h.clock.now())
+    expect((await post('list', { sourceId: 'weibo', refresh: 'yes' }, token)).body.code).toBe(40000001)
+  })
+
+  it('searches the titles and descriptions of every fetched list, width and case folded, in source then rank order', async () => {
+    const { token } = await chat.user()
+    dailyhot.set('weibo', { kind: 'ok' })
+    dailyhot.set('zhihu', { kind: 'ok' })
+    // Neither list fetched yet: the search fetches both first, once each.
+    const before = [dailyhot.hits('weibo'), dailyhot.hits('zhihu')]
+    const hits = await post<any[]>('search', { q: '第 1 条' }, token)
+    expect(hits.body.data.map((h) => [h.source.sourceId, h.rank, h.item.title])).toEqual([
+      ['weibo', 1, '微博 第 1 条'],
+      ['zhihu', 1, '知乎 第 1 条']
+    ])
+    expect([dailyhot.hits('weibo'), dailyhot.hits('zhihu')]).toEqual([before[0]! + 1, before[1]! + 1])
+    expect((await post<any[]>('search', { q: '知乎 第' }, token)).body.data.map((h) => h.rank)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    // Full-width digits and extra spaces fold; another source's name does not leak into a title match.
+    const wide = await post<any[]>('search', { q: '知乎  第 １ 条' }, token)
+    expect(wide.body.data.map((h) => h.item.title)).toEqual(['知乎 第 1 条'])
+    expect((await post<any[]>('search', { q: '没有这样的标题' }, token)).body.data).toEqual([])
+    for (const q of ['', '   ', 'x'.repeat(51)]) expect((await post('search', { q }, token)).body.code).toBe(40000001)
+    expect((await post('search', { q: '第' })).body.code).not.toBe(2000)
+  })
+
   it('answers 50200001 with the reason when a source has never worked', async () => {
     const { token } = await chat.user()
     dailyhot.set('weibo', { kind: 'malformed' })

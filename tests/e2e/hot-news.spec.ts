@@ -147,6 +147,59 @@ test('phone: the header carries the list and copy buttons', async ({ page, conte
   await shot(page, info, 'phone AI 解读')
 })
 
+for (const size of [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 }
+]) {
+  test(`${size.name}: search every list, and choose and order the sources (remembered)`, async ({ page }, info) => {
+    await page.setViewportSize(size)
+    await page.goto(server.url + '/hotNew')
+    await loginAs(page, server, size.name === 'phone' ? '13800138403' : '13800138404')
+    await expect(items(page)).not.toHaveCount(0)
+
+    // Search: hits from several lists (only 微博 was open), each naming its list and rank.
+    const search = page.getByRole('searchbox', { name: '搜索全部热榜' })
+    await search.fill('家')
+    const found = page.getByRole('list', { name: '「家」的搜索结果' })
+    await expect(found).toBeVisible()
+    const from = await found.getByTestId('hit-source').allTextContents()
+    expect(new Set(from.map((f) => f.split(' ')[0])).size).toBeGreaterThan(1)
+    for (const title of await found.getByRole('link').allTextContents()) expect(title).toContain('家')
+    await expect(page.getByText(/在全部热榜中找到 \d+ 条包含「家」的热点/)).toBeVisible()
+    await shot(page, info, `${size.name} hot search`)
+    // 解读 of a hit from another list than the open tab.
+    const other = found
+      .getByTestId('hot-item')
+      .filter({ hasNot: page.getByText('微博 第', { exact: false }) })
+      .first()
+    await other.getByRole('button', { name: /^AI 解读/ }).click()
+    await expect(page.getByRole('dialog', { name: 'AI 解读' }).getByTestId('interpretation')).toHaveAttribute('data-status', 'complete', { timeout: 60_000 })
+    await page.keyboard.press('Escape')
+    await search.fill('没有这样的热点标题')
+    await expect(page.getByText('没有找到包含「没有这样的热点标题」的热点')).toBeVisible()
+    await search.focus()
+    await page.keyboard.press('Escape')
+    await expect(search).toHaveValue('')
+    await expect(tabs(page).first()).toBeVisible()
+
+    // Arrange: hide 知乎, move 百度 up to the front.
+    await page.getByRole('button', { name: '管理来源' }).click()
+    const manager = page.getByRole('dialog', { name: '管理来源' })
+    await manager.getByRole('checkbox', { name: '知乎' }).uncheck()
+    await manager.getByRole('button', { name: '上移「百度」' }).click()
+    await manager.getByRole('button', { name: '上移「百度」' }).click()
+    await shot(page, info, `${size.name} hot sources`)
+    await page.keyboard.press('Escape')
+    const names = async () => (await tabs(page).allTextContents()).map((t) => t.trim())
+    await expect.poll(names).toEqual(expect.arrayContaining(['百度', '微博']))
+    expect((await names())[0]).toBe('百度')
+    expect(await names()).not.toContain('知乎')
+    await page.reload()
+    await expect(tabs(page).first()).toHaveText('百度')
+    expect(await names()).not.toContain('知乎')
+  })
+}
+
 test.describe('against a DailyHotApi upstream', () => {
   let fake: FakeDailyHot
   let live: LingxiServer

@@ -11,7 +11,23 @@ import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { useEffectEvent } from '../../ui/use-effect-event'
 import { MD, SM, useMedia } from '../../ui/use-media'
 import { Interpretation } from './interpret'
-import { EVENT_HOT_COMMAND, formatHeat, hotListText, loadHotList, loadHotSources, type HotCommand, type HotItem, type HotList, type HotSource } from './state'
+import { ago, Row, when } from './row'
+import { SearchResults } from './search-results'
+import { SourceManager } from './sources-dialog'
+import {
+  arrangeSources,
+  EVENT_HOT_COMMAND,
+  type HotCommand,
+  type HotItem,
+  type HotList,
+  type HotSource,
+  hotListText,
+  loadHotList,
+  loadHotSources,
+  readSourceChoice,
+  type SourceChoice,
+  saveSourceChoice
+} from './state'
 
 export interface HotNewsProps extends ElementProps {
   /** Start on this source (a `sourceId` of hot/sources). */
@@ -19,27 +35,6 @@ export interface HotNewsProps extends ElementProps {
   /** The page's own controls (the host header on phones) send `lingxi-hot-command`; the widget's copy button hides on phones. */
   externalControls?: boolean
 }
-
-/** 'HH:mm' today, else 'M月D日 HH:mm'. */
-function when(ms: number | null, now = Date.now()): string {
-  if (!ms) return ''
-  const d = new Date(ms)
-  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`
-  return new Date(now).toDateString() === d.toDateString() ? hm : `${d.getMonth() + 1}月${d.getDate()}日 ${hm}`
-}
-
-/** '刚刚', '12 分钟前', '3 小时前', else the date. */
-function ago(ms: number | null, now = Date.now()): string {
-  if (!ms) return ''
-  const minutes = Math.floor((now - ms) / 60_000)
-  if (minutes < 1) return '刚刚'
-  if (minutes < 60) return `${minutes} 分钟前`
-  if (minutes < 24 * 60) return `${Math.floor(minutes / 60)} 小时前`
-  return when(ms, now)
-}
-
-/** Covers are shown only when Lingxi hosts them: the page loads nothing from foreign hosts. */
-const ownCover = (url: string) => /^\/(?!\/)/.test(url)
 
 /**
  * @summary Hot news: the hot lists of Chinese sites (微博, 知乎, 百度, 抖音, B站…) and feeds, one tab
@@ -74,7 +69,11 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
   const [list, setList] = useState<HotList | null>(null)
   const [loading, setLoading] = useState(false)
   const [picking, setPicking] = useState(false)
-  const [reading, setReading] = useState<HotItem | null>(null)
+  const [managing, setManaging] = useState(false)
+  const [choice, setChoice] = useState<SourceChoice>(readSourceChoice)
+  const [typed, setTyped] = useState('')
+  const [query, setQuery] = useState('')
+  const [reading, setReading] = useState<{ sourceId: string; item: HotItem } | null>(null)
   const ticket = useRef(0)
   const tabs = useRef<HTMLDivElement>(null)
   const listRef = useRef(list)
@@ -83,17 +82,30 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
   // `initial` is where the widget starts: a later change does not move the reader.
   const showSources = useEffectEvent((all: HotSource[]) => {
     setSources(all)
-    setCurrent((c) => c ?? (all.find((s) => s.sourceId === initial) ?? all[0])?.sourceId ?? null)
+    const first = arrangeSources(all, choice)
+    setCurrent((c) => c ?? (all.find((s) => s.sourceId === initial) ?? first[0])?.sourceId ?? null)
   })
+
+  // A search runs 300 ms after the reader stops typing.
+  useEffect(() => {
+    const wait = setTimeout(() => setQuery(typed.trim()), 300)
+    return () => clearTimeout(wait)
+  }, [typed])
+
+  function arrange(next: SourceChoice) {
+    setChoice(next)
+    saveSourceChoice(next)
+    if (sources && current && next.hidden.includes(current)) setCurrent(arrangeSources(sources, next)[0]?.sourceId ?? null)
+  }
   useEffect(() => {
     loadHotSources().then(showSources, notifyError)
   }, [])
 
-  const load = useCallback(async (sourceId: string) => {
+  const load = useCallback(async (sourceId: string, refresh = false) => {
     const mine = ++ticket.current
     setLoading(true)
     try {
-      const answer = await loadHotList(sourceId)
+      const answer = await loadHotList(sourceId, refresh)
       if (mine !== ticket.current) return
       setList(answer)
       // The list carries the source's latest state (updatedTime, stale).
@@ -125,22 +137,24 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
     return () => removeEventListener(EVENT_HOT_COMMAND, handle)
   }, [copyList])
 
+  const visible = sources ? arrangeSources(sources, choice) : null
+
   function handleTabKey(event: On.Key) {
-    if (!sources?.length || !current) return
-    const at = sources.findIndex((s) => s.sourceId === current)
+    if (!visible?.length || !current) return
+    const at = visible.findIndex((s) => s.sourceId === current)
     const to =
       event.key === 'ArrowRight'
-        ? (at + 1) % sources.length
+        ? (at + 1) % visible.length
         : event.key === 'ArrowLeft'
-          ? (at - 1 + sources.length) % sources.length
+          ? (at - 1 + visible.length) % visible.length
           : event.key === 'Home'
             ? 0
             : event.key === 'End'
-              ? sources.length - 1
+              ? visible.length - 1
               : -1
     if (to < 0) return
     event.preventDefault()
-    setCurrent(sources[to]!.sourceId)
+    setCurrent(visible[to]!.sourceId)
     const button = tabs.current?.querySelectorAll<HTMLButtonElement>('[role=tab]')[to]
     button?.focus()
     button?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' })
@@ -158,7 +172,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
         </h2>
         <button
           type="button"
-          onClick={() => current && load(current)}
+          onClick={() => current && load(current, true)}
           aria-disabled={loading || undefined}
           className="h-9 px-3 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary"
         >
@@ -177,12 +191,42 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
         )}
       </div>
 
-      {sources === null ? (
+      <div className="mt-4 flex items-center gap-2">
+        <label className="relative flex-1">
+          <span className="sr-only">搜索全部热榜</span>
+          <Icon name="search" className="size-4 absolute left-3 top-1/2 -translate-y-1/2 text-muted pointer-events-none" />
+          <input
+            type="search"
+            value={typed}
+            maxLength={50}
+            onInput={(event) => setTyped(event.currentTarget.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape' && typed) {
+                event.preventDefault()
+                setTyped('')
+              }
+            }}
+            placeholder="搜索全部热榜"
+            className="w-full h-10 pl-9 pr-3 rounded-lg border border-line bg-surface text-sm text-ink placeholder:text-muted focus:border-primary outline-none"
+          />
+        </label>
+        <button
+          type="button"
+          onClick={() => setManaging(true)}
+          className="h-10 px-3 rounded-lg border border-line text-sm text-muted hover:text-ink hover:border-primary inline-flex items-center gap-1.5 whitespace-nowrap"
+        >
+          管理来源
+        </button>
+      </div>
+
+      {query ? (
+        <SearchResults query={query} onRead={(hit) => setReading({ sourceId: hit.source.sourceId, item: hit.item })} />
+      ) : sources === null ? (
         <div role="status" className="py-16 grid place-items-center gap-3 text-muted text-sm">
           <span className="lx-spinner" />
           加载热榜…
         </div>
-      ) : sources.length === 0 ? (
+      ) : !visible || visible.length === 0 ? (
         <p className="py-16 text-center text-muted">暂无可用的热榜来源</p>
       ) : (
         <>
@@ -193,7 +237,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
             onKeyDown={handleTabKey}
             className="mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] md:flex-wrap"
           >
-            {sources.map((s) => (
+            {visible.map((s) => (
               <button
                 key={s.sourceId}
                 type="button"
@@ -236,7 +280,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
             {source && (
               <p className="mb-2 text-xs text-muted">
                 {source.name}
-                {source.updatedTime ? ` · 更新于 ${when(source.updatedTime)}` : ''}
+                {source.updatedTime ? ` · 更新于 ${when(source.updatedTime)}（${ago(source.updatedTime)}）` : ''}
                 {shown ? ` · ${shown.items.length} 条` : ''}
               </p>
             )}
@@ -250,7 +294,13 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
             {shown && shown.items.length > 0 && (
               <ol aria-label={`${shown.source.name}热榜`} className="flex flex-col divide-y divide-line rounded-card border border-line bg-surface">
                 {shown.items.map((item, i) => (
-                  <Row key={item.id} item={item} rank={i + 1} demo={shown.source.demo || Boolean(item.demo)} onRead={() => setReading(item)} />
+                  <Row
+                    key={item.id}
+                    item={item}
+                    rank={i + 1}
+                    demo={shown.source.demo || Boolean(item.demo)}
+                    onRead={() => setReading({ sourceId: shown.source.sourceId, item })}
+                  />
                 ))}
               </ol>
             )}
@@ -260,7 +310,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
 
       <Dialog open={picking} onClose={() => setPicking(false)} title="热榜来源" placement={wide ? 'center' : 'bottom'} width={420}>
         <ul className="grid grid-cols-2 gap-2">
-          {sources?.map((s) => (
+          {visible?.map((s) => (
             <li key={s.sourceId}>
               <button
                 type="button"
@@ -279,53 +329,13 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
         </ul>
       </Dialog>
 
+      <Dialog open={managing} onClose={() => setManaging(false)} title="管理来源" placement={wide ? 'center' : 'bottom'} width={420}>
+        {sources && <SourceManager sources={sources} choice={choice} onChange={arrange} />}
+      </Dialog>
+
       <Dialog open={reading !== null} onClose={() => setReading(null)} title="AI 解读" placement={wide ? 'center' : 'bottom'} width={600}>
-        {reading && current && <Interpretation key={reading.id} sourceId={shown?.source.sourceId ?? current} item={reading} />}
+        {reading && <Interpretation key={`${reading.sourceId}:${reading.item.id}`} sourceId={reading.sourceId} item={reading.item} />}
       </Dialog>
     </section>
-  )
-}
-
-function Row({ item, rank, demo, onRead }: { item: HotItem; rank: number; demo: boolean; onRead: () => void }) {
-  const heat = formatHeat(item.hot)
-  return (
-    <li part="item" data-testid="hot-item" className="flex items-start gap-3 px-3 py-3 sm:px-4">
-      {/* The list is an <ol>: assistive technology reads the rank from it. */}
-      <span
-        aria-hidden="true"
-        className={`shrink-0 mt-0.5 w-6 h-6 grid place-items-center rounded-md text-xs font-bold tabular-nums ${rank <= 3 ? 'bg-primary text-primary-ink' : 'bg-raised text-muted'}`}
-      >
-        {rank}
-      </span>
-      <div className="min-w-0 flex-1">
-        <a href={item.url} target="_blank" rel="noopener noreferrer" className="font-medium text-ink hover:text-primary break-words">
-          {item.title}
-          <span className="sr-only">（在新标签页打开原文）</span>
-        </a>
-        {demo && <span className="ml-1.5 align-middle px-1 rounded border border-primary/50 text-primary text-[10px]">示例</span>}
-        {item.desc && <p className="mt-0.5 text-xs text-muted line-clamp-2">{item.desc}</p>}
-        <div className="mt-1.5 flex items-center gap-3 text-xs">
-          {item.time ? (
-            <time dateTime={new Date(item.time).toISOString()} className="text-muted">
-              {ago(item.time)}
-            </time>
-          ) : null}
-          {heat && (
-            <span data-testid="heat" className="inline-flex items-center gap-1 text-danger" title="热度">
-              <Icon name="hot" className="size-3.5" />
-              <span className="sr-only">热度</span>
-              {heat}
-            </span>
-          )}
-          <button type="button" onClick={onRead} className="inline-flex items-center gap-1 text-primary hover:underline" aria-label={`AI 解读：${item.title}`}>
-            <Icon name="spark" className="size-3.5" />
-            AI 解读
-          </button>
-        </div>
-      </div>
-      {item.cover && ownCover(item.cover) && (
-        <img src={item.cover} alt="" loading="lazy" className="hidden sm:block size-16 shrink-0 rounded-lg object-cover bg-raised" />
-      )}
-    </li>
   )
 }

@@ -4,7 +4,20 @@ import type { AddressInfo } from 'node:net'
 import { ApiError } from '../../core/api'
 import { configure } from '../../core/config'
 import { $token } from '../../core/stores'
-import { formatHeat, hotListText, interpretHotItem, loadHotList, loadHotSources, stopInterpret, type HotList, type HotSource } from './state'
+import {
+  arrangeSources,
+  formatHeat,
+  hotListText,
+  interpretHotItem,
+  loadHotList,
+  loadHotSources,
+  readSourceChoice,
+  SOURCES_KEY,
+  saveSourceChoice,
+  stopInterpret,
+  type HotList,
+  type HotSource
+} from './state'
 
 // The hot-news core against a loopback fake of docs/tools-wire.md (Hot news), with the chat
 // pipeline's stream frames of docs/chat-wire.md for AI 解读.
@@ -140,5 +153,30 @@ describe('hot news', () => {
   it('stop asks the chat pipeline to stop the reply and returns the saved text', async () => {
     expect(await stopInterpret('rq1')).toBe('停在这里')
     expect(calls.at(-1)).toEqual({ path: 'ai-chat/topic/message/stop', body: { requestId: 'rq1' } })
+  })
+})
+
+describe('the reader’s sources', () => {
+  const source = (sourceId: string) => ({ sourceId, name: sourceId, type: 'demo' as const, demo: true, updatedTime: null, stale: false })
+  const all = ['weibo', 'zhihu', 'baidu', 'douyin'].map(source)
+  const ids = (list: { sourceId: string }[]) => list.map((s) => s.sourceId)
+
+  it('follows the saved order, puts new sources after it, drops unknown ids and leaves hidden ones out', () => {
+    expect(ids(arrangeSources(all, { order: [], hidden: [] }))).toEqual(['weibo', 'zhihu', 'baidu', 'douyin'])
+    expect(ids(arrangeSources(all, { order: ['baidu', 'gone', 'weibo'], hidden: ['zhihu'] }))).toEqual(['baidu', 'weibo', 'douyin'])
+    expect(ids(arrangeSources(all, { order: ['baidu', 'weibo'], hidden: ['zhihu'] }, true))).toEqual(['baidu', 'weibo', 'zhihu', 'douyin'])
+  })
+
+  it('always shows at least one source', () => {
+    expect(ids(arrangeSources(all, { order: ['douyin'], hidden: ['weibo', 'zhihu', 'baidu', 'douyin'] }))).toEqual(['douyin'])
+  })
+
+  it('is remembered in localStorage, and a damaged entry reads as no choice', () => {
+    saveSourceChoice({ order: ['zhihu', 'weibo'], hidden: ['baidu'] })
+    expect(readSourceChoice()).toEqual({ order: ['zhihu', 'weibo'], hidden: ['baidu'] })
+    localStorage.setItem(SOURCES_KEY, '{"order":[1,"weibo"],"hidden":"x"}')
+    expect(readSourceChoice()).toEqual({ order: ['weibo'], hidden: [] })
+    localStorage.setItem(SOURCES_KEY, 'not json')
+    expect(readSourceChoice()).toEqual({ order: [], hidden: [] })
   })
 })

@@ -7,9 +7,9 @@ import { followToolReply, stopToolReply, type ToolReplyResult, type ToolReplySta
 // never), stale: the last fetch failed; an item's hot is its heat (null when the source gives none),
 // cover an http(s) URL or a Lingxi path, demo: sample data shipped with the server, not real news.
 
-import type { HotItem, HotList, HotSource } from '@lingxi/server/wire'
+import type { HotItem, HotList, HotSearchHit, HotSource } from '@lingxi/server/wire'
 
-export type { HotItem, HotList, HotSource }
+export type { HotItem, HotList, HotSearchHit, HotSource }
 
 /**
  * How an AI 解读 ended:
@@ -58,9 +58,57 @@ export async function loadHotSources(): Promise<HotSource[]> {
   return Array.isArray(answer) ? answer : []
 }
 
-export async function loadHotList(sourceId: string): Promise<HotList> {
-  const answer = await call<HotList>('list', { sourceId })
+/** `refresh`: the reader pressed 刷新 — the server fetches a list over a minute old again before answering. */
+export async function loadHotList(sourceId: string, refresh = false): Promise<HotList> {
+  const answer = await call<HotList>('list', refresh ? { sourceId, refresh } : { sourceId })
   return { source: answer.source, items: Array.isArray(answer.items) ? answer.items : [] }
+}
+
+/** Items of every fetched list holding `q` in their title or description (at most 50, in source then rank order). */
+export async function searchHot(q: string): Promise<HotSearchHit[]> {
+  const answer = await call<HotSearchHit[]>('search', { q })
+  return Array.isArray(answer) ? answer : []
+}
+
+/** localStorage: the reader's sources, in their order, and the ones they hid (`{order, hidden}` of sourceIds). */
+export const SOURCES_KEY = 'lingxi-hot-sources'
+
+export interface SourceChoice {
+  order: string[]
+  hidden: string[]
+}
+
+export function readSourceChoice(): SourceChoice {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SOURCES_KEY) ?? 'null') as Partial<SourceChoice> | null
+    const ids = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [])
+    return { order: ids(saved?.order), hidden: ids(saved?.hidden) }
+  } catch {
+    return { order: [], hidden: [] }
+  }
+}
+
+export function saveSourceChoice(choice: SourceChoice): void {
+  try {
+    localStorage.setItem(SOURCES_KEY, JSON.stringify(choice))
+  } catch {
+    // Storage refused (private mode, quota): the choice lasts this page only.
+  }
+}
+
+/**
+ * The sources as the reader arranged them: their saved order first (ids the server no longer has
+ * dropped), new sources after in the server's order; hidden ones left out unless `all`. At least
+ * one source always shows.
+ */
+export function arrangeSources(sources: HotSource[], choice: SourceChoice, all = false): HotSource[] {
+  const rank = new Map(choice.order.map((id, i) => [id, i]))
+  const ordered = [...sources].sort(
+    (a, b) => (rank.get(a.sourceId) ?? sources.length + sources.indexOf(a)) - (rank.get(b.sourceId) ?? sources.length + sources.indexOf(b))
+  )
+  if (all) return ordered
+  const shown = ordered.filter((s) => !choice.hidden.includes(s.sourceId))
+  return shown.length > 0 ? shown : ordered.slice(0, 1)
 }
 
 /** Heat as the spec shows counts: 9999 → '9999', 123456 → '12.3w+'; none → ''. */

@@ -2,10 +2,10 @@ import { z } from 'zod'
 import type { ChatRuntime } from '../../replies/runtime.js'
 import { toolReplySchema } from '../../replies/wire.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField } from '../../http/fields.js'
+import { idField, requiredText } from '../../http/fields.js'
 import { startInterpretation } from './interpret.js'
-import type { HotService } from './service.js'
-import { HOT_BASE, HOT_PERMISSION, hotListSchema, hotSourceSchema } from './types.js'
+import { FRESH_MIN_MS, type HotService, SEARCH_MAX_HITS } from './service.js'
+import { HOT_BASE, HOT_PERMISSION, hotListSchema, hotSearchHitSchema, hotSourceSchema } from './types.js'
 
 const tag = 'hot'
 const requiredItemId = idField('itemId')
@@ -32,12 +32,25 @@ export function registerHotRoutes(api: Api, hot: HotService, replies: ChatRuntim
     path('list'),
     {
       tag,
-      summary: "A source's ranked list; the last good list (stale: true) while the source fails",
-      body: z.object({ sourceId: idField('sourceId') }),
+      summary: `A source's ranked list; the last good list (stale: true) while the source fails. refresh: fetch it again first when its last attempt is over ${FRESH_MIN_MS / 1000} s old`,
+      body: z.object({ sourceId: idField('sourceId'), refresh: z.boolean().optional() }),
       permission: HOT_PERMISSION,
       response: hotListSchema
     },
-    async ({ body }) => hot.list(body.sourceId)
+    async ({ body }) => hot.list(body.sourceId, { fresh: body.refresh === true })
+  )
+
+  defineRoute(
+    api,
+    path('search'),
+    {
+      tag,
+      summary: `Items of every source's current list whose title or description holds q (at most ${SEARCH_MAX_HITS}, in source then rank order)`,
+      body: z.object({ q: requiredText('q', { max: 50 }) }),
+      permission: HOT_PERMISSION,
+      response: z.array(hotSearchHitSchema)
+    },
+    async ({ body }) => hot.search(body.q)
   )
 
   defineRoute(

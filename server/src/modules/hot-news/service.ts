@@ -19,11 +19,35 @@ export const STAGGER_MS = 250
 
 export type HotListItem = HotItem & { demo: boolean }
 
+/** One search hit: the item, its rank in its list and its source. */
+export interface HotSearchHit {
+  source: HotSourceInfo
+  rank: number
+  item: HotListItem
+}
+
+/** A 刷新 fetches a list again only when its last attempt is older than this (every reader's button would hammer the source). */
+export const FRESH_MIN_MS = 60_000
+/** Hits a search answers at most. */
+export const SEARCH_MAX_HITS = 50
+
+/** What a search compares: NFKC (full-width folds), lower case, runs of spaces as one. */
+const fold = (text: string) => text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ')
+
 export interface HotService {
   /** True when every source is the offline sample. */
   readonly demo: boolean
   sources(): Promise<HotSourceInfo[]>
-  list(sourceId: string): Promise<{ source: HotSourceInfo; items: HotListItem[] }>
+  /**
+   * A source's list from the cache. `fresh`: the reader pressed 刷新 — a list attempted more than
+   * FRESH_MIN_MS ago is fetched again first (joining a fetch in flight); a newer one is served as is.
+   */
+  list(sourceId: string, options?: { fresh?: boolean }): Promise<{ source: HotSourceInfo; items: HotListItem[] }>
+  /**
+   * Items of every list whose title or description holds `query` (case and width folded), in
+   * source then rank order: the cached lists, after fetching those never fetched yet.
+   */
+  search(query: string): Promise<HotSearchHit[]>
   /** One item of a source's cached list, or 40400001. */
   item(sourceId: string, itemId: string): Promise<{ source: HotSource; item: HotListItem }>
   /** Fetches a source now; joins the fetch already running for it. Never throws. */
@@ -159,10 +183,14 @@ export function createHotService(options: HotServiceOptions): HotService {
       return options.sources.map((s) => info(s, rowOf.get(s.id)))
     },
 
-    async list(sourceId) {
+    async list(sourceId, listOptions) {
       const source = requireSource(sourceId)
       const seen = finished.get(source.id) ?? 0
       let row = await read(source.id)
+      if (listOptions?.fresh && row?.attemptedAt && now() - row.attemptedAt.getTime() >= FRESH_MIN_MS) {
+        await refresh(source.id)
+        row = await read(source.id)
+      }
       if (!row?.fetchedAt) {
         // Nothing to serve yet: this request waits for the first fetch (joining one in flight),
         // unless one finished while it read the cache — its result is in the table now.
@@ -178,6 +206,33 @@ export function createHotService(options: HotServiceOptions): HotService {
       }
       const items = (row.items as HotItem[]).map((item) => ({ ...item, demo: source.demo }))
       return { source: info(source, row), items }
+    },
+
+    async search(query) {
+      const wanted = fold(query.trim())
+      if (wanted === '') return []
+      const ids = [...byId.keys()]
+      const readAll = async () => (ids.length > 0 ? await db.select().from(hotCache).where(inArray(hotCache.sourceId, ids)) : [])
+      let rows = await readAll()
+      // A list never fetched yet (no schedule running, a new source) is fetched first: the search covers every source.
+      const missing = ids.filter((id) => !rows.some((r) => r.sourceId === id && r.attemptedAt))
+      if (missing.length > 0) {
+        await Promise.all(missing.map((id) => refresh(id)))
+        rows = await readAll()
+      }
+      const rowOf = new Map(rows.map((r) => [r.sourceId, r]))
+      const hits: HotSearchHit[] = []
+      for (const source of options.sources) {
+        const row = rowOf.get(source.id)
+        if (!row?.fetchedAt) continue
+        const sourceInfo = info(source, row)
+        ;(row.items as HotItem[]).forEach((item, i) => {
+          if (hits.length < SEARCH_MAX_HITS && (fold(item.title).includes(wanted) || fold(item.desc).includes(wanted))) {
+            hits.push({ source: sourceInfo, rank: i + 1, item: { ...item, demo: source.demo } })
+          }
+        })
+      }
+      return hits
     },
 
     async item(sourceId, itemId) {

@@ -66,3 +66,5 @@ export const hotItemSchema = z
   .meta({ id: 'HotItem' })
 
 export const hotListSchema = z.object({ source: hotSourceSchema, items: z.array(hotItemSchema) }).meta({ id: 'HotList' })
+
+export const hotSearchHitSchema = z.object({ source: hotSourceSchema, rank: z.number(), item: hotItemSchema }).meta({ id: 'HotSearchHit' })
