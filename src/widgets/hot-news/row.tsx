@@ -44,7 +44,7 @@ export function Row({ item, rank, demo, onRead, from }: { item: HotItem; rank: n
         </a>
         {demo && <span className="ml-1.5 align-middle px-1 rounded border border-primary/50 text-primary text-[10px]">示例</span>}
         {from && (
-          <span data-testid="hit-source" className="ml-1.5 align-middle px-1.5 rounded bg-raised text-muted text-[11px]">
+          <span data-testid="hit-source" className="ml-1.5 inline-block whitespace-nowrap align-middle px-1.5 rounded bg-raised text-muted text-[11px]">
             {from} 第 {rank} 名
           </span>
         )}
