@@ -36,7 +36,7 @@ describe('who may use the operator API', () => {
       expect((await ctx.h.post(path, { accountId: user.accountId, kind: 'tokens', amount: 5, reason: 'x' })).status).toBe(401)
       const refused = await ctx.h.post(path, 'not json', { token: user.accessToken })
       expect(refused.status).toBe(403)
-      expect(refused.body).toEqual({ code: 40300001, message: '您没有使用「ADMIN」的权限', data: null })
+      expect(refused.body).toEqual({ code: 40300001, message: '您没有使用「运营后台」的权限', data: null })
     }
     const csv = await ctx.h.request('/api/admin/cards/batches/00000000-0000-4000-8000-000000000000/csv', {
       headers: { Authorization: `Bearer ${user.accessToken}` }

@@ -1,4 +1,4 @@
-import { USER_CENTER_PATH } from '../core/permissions'
+import { USER_CENTER_PATH } from '../core/menu'
 import { matchRoute, routes } from './routes'
 
 describe('matchRoute', () => {
@@ -46,9 +46,10 @@ describe('matchRoute', () => {
     }
   })
 
-  it('gives every tool route a permission code (the user center needs none), a title and a blurb', () => {
+  it('gives every tool route a permission code (the user center needs none; the console is ADMIN), a title and a blurb', () => {
     expect(matchRoute(USER_CENTER_PATH)?.code).toBeUndefined()
-    for (const r of routes.filter((r) => r.kind === 'tool' && r.path !== USER_CENTER_PATH)) {
+    expect(matchRoute('/admin')?.code).toBe('ADMIN')
+    for (const r of routes.filter((r) => r.kind === 'tool' && r.path !== USER_CENTER_PATH && r.path !== '/admin')) {
       expect(r.code).toMatch(/^AI_TOOLS_/)
       expect(r.title.length).toBeGreaterThan(1)
       expect(r.blurb.length).toBeGreaterThan(5)

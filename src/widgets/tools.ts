@@ -1,3 +1,4 @@
+import { admin } from './admin/tool'
 import { chat } from './chat/tool'
 import { hotNews } from './hot-news/tool'
 import { imageHost } from './image-host/tool'
@@ -17,4 +18,4 @@ import { userCenter } from './user-center/tool'
  * are all derived from this list (derive.ts, scripts/tools.mjs): adding a tool is its folder and
  * its entry here.
  */
-export const tools: readonly Tool[] = [login, profile, toaster, chat, roles, painting, imageHost, userCenter, music, hotNews, orders]
+export const tools: readonly Tool[] = [login, profile, toaster, chat, roles, painting, imageHost, userCenter, music, hotNews, orders, admin]

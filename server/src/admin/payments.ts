@@ -1,14 +1,14 @@
-import { desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
-import { payOrders } from '../db/schema.js'
+import { accounts, type PayOrder, payOrders } from '../db/schema.js'
 import { createAlipayProvider } from '../modules/payments/alipay.js'
 import { createDemoProvider } from '../modules/payments/demo.js'
 import { createPackage, listPackages, type PackageInput, updatePackage } from '../modules/payments/packages.js'
 import type { PayProvider } from '../modules/payments/provider.js'
 import { createPaymentService } from '../modules/payments/service.js'
 import { createWechatV3Provider } from '../modules/payments/wechat-v3.js'
-import type { ProviderName } from '../modules/payments/wire.js'
+import type { OrderStatus, ProviderName } from '../modules/payments/wire.js'
 import { uploadSecret } from '../storage/secret.js'
 import { ALLOWANCES, AdminError } from './commands.js'
 
@@ -80,6 +80,63 @@ function configuredProviders(config: Config): Map<ProviderName, PayProvider> {
   return providers
 }
 
+/** Which orders the operator asks for (the CLI's `--status`, the console's filters). */
+export interface OrderFilter {
+  status?: OrderStatus | undefined
+  provider?: ProviderName | undefined
+  /** An order id (LX…), an account id, or digits of the payer's phone. */
+  query?: string | undefined
+  /** Made at or after. */
+  from?: Date | undefined
+  /** Made before. */
+  to?: Date | undefined
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+function orderWhere(f: OrderFilter): SQL | undefined {
+  const q = f.query?.trim() ?? ''
+  const digits = q.replace(/[\s+-]/g, '')
+  const who = !q
+    ? undefined
+    : UUID.test(q)
+      ? eq(payOrders.accountId, q.toLowerCase())
+      : /^LX[0-9a-z]+$/i.test(q)
+        ? eq(payOrders.id, q)
+        : /^\d+$/.test(digits)
+          ? sql`(${accounts.enCode} || ${accounts.phone}) like ${`%${digits}%`}`
+          : sql`false`
+  return and(
+    f.status ? eq(payOrders.status, f.status) : undefined,
+    f.provider ? eq(payOrders.provider, f.provider) : undefined,
+    who,
+    f.from ? gte(payOrders.createdAt, f.from) : undefined,
+    f.to ? lt(payOrders.createdAt, f.to) : undefined
+  )
+}
+
+export type OrderRow = PayOrder & { payerPhone: string | null }
+
+/** Orders matching the filter, newest first, with the payer's phone; `total` counts every match. */
+export async function findOrders(db: Db, f: OrderFilter, page: { limit: number; offset?: number }): Promise<{ rows: OrderRow[]; total: number }> {
+  const where = orderWhere(f)
+  const [found, counted] = await Promise.all([
+    db
+      .select({ order: payOrders, enCode: accounts.enCode, phone: accounts.phone })
+      .from(payOrders)
+      .leftJoin(accounts, eq(accounts.id, payOrders.accountId))
+      .where(where)
+      .orderBy(desc(payOrders.seq))
+      .limit(page.limit)
+      .offset(page.offset ?? 0),
+    db.select({ n: count() }).from(payOrders).leftJoin(accounts, eq(accounts.id, payOrders.accountId)).where(where)
+  ])
+  return {
+    rows: found.map((r) => ({ ...r.order, payerPhone: r.phone ? `+${r.enCode} ${r.phone}` : null })),
+    total: counted[0]?.n ?? 0
+  }
+}
+
 /** `lingxi-admin pay …`; returns the exit code. */
 export async function runPayCommand(args: string[], io: { out(line: string): void }, withDb: WithDb, config: Config): Promise<number> {
   const [area, sub, ...rest] = args
@@ -112,10 +169,7 @@ export async function runPayCommand(args: string[], io: { out(line: string): voi
     }
     if (area === 'orders' && sub === 'list') {
       const o = parse(rest, [], ['status'])
-      const rows = await withDb((db) => {
-        const q = db.select().from(payOrders)
-        return (typeof o.status === 'string' ? q.where(eq(payOrders.status, o.status)) : q).orderBy(desc(payOrders.seq)).limit(100)
-      })
+      const { rows } = await withDb((db) => findOrders(db, { status: typeof o.status === 'string' ? (o.status as OrderStatus) : undefined }, { limit: 100 }))
       if (rows.length === 0) io.out('No orders.')
       for (const r of rows) {
         const refunded = r.refundedFen > 0 ? `  refunded ${fen(r.refundedFen)}` : ''

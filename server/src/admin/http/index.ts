@@ -1,8 +1,11 @@
 import type { AllowanceRegistry } from '../../allowances/registry.js'
-import type { Api } from '../../http/api.js'
+import type { MiddlewareHandler } from 'hono'
+import type { Api, AppEnv } from '../../http/api.js'
 import { registerAuditRoutes } from './audit.js'
 import { registerCardRoutes } from './cards.js'
 import { bootstrapOperators, firstOperators, refuseDisabledLogin } from './gate.js'
+import { registerModerationRoutes } from './moderation.js'
+import { registerPaymentAdminRoutes } from './payments.js'
 import { registerUserRoutes } from './users.js'
 
 /**
@@ -11,7 +14,12 @@ import { registerUserRoutes } from './users.js'
  */
 export function guardLogins(api: Api): void {
   api.app.use('/api/v1/auth/*', refuseDisabledLogin(api))
+  // The menu's permissions: an ADMIN_PHONES account is made an operator when the site first asks for
+  // its menu, so the console opens on the first visit (the middleware is set by registerAdminRoutes).
+  api.app.use('/api/v1/userPermission', (c, next) => (bootstraps.get(api) ?? ((_, go) => go()))(c, next))
 }
+
+const bootstraps = new WeakMap<Api, MiddlewareHandler<AppEnv>>()
 
 /**
  * The operator HTTP API under /api/admin (docs/deployment.md, "Operating Lingxi"): behind the ADMIN
@@ -19,8 +27,12 @@ export function guardLogins(api: Api): void {
  */
 export function registerAdminRoutes(api: Api, options: { allowances: AllowanceRegistry; adminPhones?: string | undefined }): void {
   const phones = firstOperators(options.adminPhones)
-  api.app.use('/api/admin/*', bootstrapOperators(api, phones))
+  const bootstrap = bootstrapOperators(api, phones)
+  bootstraps.set(api, bootstrap)
+  api.app.use('/api/admin/*', bootstrap)
   registerUserRoutes(api, options.allowances)
   registerCardRoutes(api, options.allowances)
+  registerPaymentAdminRoutes(api, options.allowances)
+  registerModerationRoutes(api)
   registerAuditRoutes(api)
 }

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { payOrders } from '../../db/schema.js'
+import type { Api } from '../../http/api.js'
 import { uploadSecret } from '../../storage/secret.js'
 import { defineModule, type ModuleDeps, type ModuleInstance } from '../module.js'
 import { createAlipayProvider } from './alipay.js'
@@ -20,6 +21,10 @@ export interface PaymentsOptions {
   /** How often pending orders are reconciled with their provider (0: never; default 60 s). */
   reconcileMs?: number
 }
+
+/** The payment service of each app (the operator API refunds through the module's own providers). */
+const services = new WeakMap<Api, PaymentService>()
+export const paymentServiceOf = (api: Api): PaymentService | undefined => services.get(api)
 
 export interface PaymentsInstance extends ModuleInstance {
   service: PaymentService
@@ -65,7 +70,10 @@ function createPayments(deps: ModuleDeps, options: PaymentsOptions = {}): Paymen
         await service.reconcile()
       })
     },
-    routes: (api) => registerPaymentRoutes(api, service, { trustProxy: config.trustProxy, demo, kv: deps.kv, providers }),
+    routes: (api) => {
+      services.set(api, service)
+      registerPaymentRoutes(api, service, { trustProxy: config.trustProxy, demo, kv: deps.kv, providers })
+    },
     async start() {
       const seeded = await seedPackages(deps.db, deps.allowances, readPackageSeed(config.dataDir))
       if (seeded > 0) deps.logger.info('recharge packages seeded', { count: seeded })

@@ -1,0 +1,21 @@
+import { defineElement, type ElementAttributes } from '../../ui/define'
+import { Admin } from './admin'
+
+defineElement('lingxi-admin', Admin, { tab: 'string' })
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'lingxi-admin': HTMLElement & {
+      /** users (default), cards, packages, orders or audit. */
+      tab?: string
+    }
+  }
+}
+
+declare module 'react' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'lingxi-admin': ElementAttributes
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export { Admin, type AdminProps } from './admin'
