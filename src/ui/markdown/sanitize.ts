@@ -71,8 +71,12 @@ const configs: Record<Mode, Config> = {
     USE_PROFILES: { html: true, svg: true, mathMl: true },
     FORBID_TAGS: ['a', ...NEVER],
     FORBID_ATTR: ['href', 'xlink:href', 'src', 'action', 'formaction', 'srcset', 'background', 'poster', 'id', 'name'],
-    // KaTeX's inline styles, which math.ts sets through the CSSOM (no style attribute under a strict CSP)
+    // KaTeX's inline styles, which math.ts sets through the CSSOM (no style attribute under a strict CSP).
+    // URI-safe too: DOMPurify checks an added attribute's value as a URL, and `height:0.81em` reads
+    // as one with the scheme `height:`, so without this every offset was dropped (superscripts sat
+    // on the baseline). safeStyle() checks the values instead.
     ADD_ATTR: ['data-lx-style'],
+    ADD_URI_SAFE_ATTR: ['data-lx-style'],
     ALLOW_DATA_ATTR: false
   },
   svg: {

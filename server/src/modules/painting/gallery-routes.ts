@@ -1,11 +1,11 @@
-import { count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, ne, type SQL, sql } from 'drizzle-orm'
 import { z } from 'zod'
-import { accounts, type PaintingTask, paintingTasks } from '../../db/schema.js'
+import { accounts, galleryLikes, type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, pageFields, paged, readPage } from '../../http/fields.js'
-import { GALLERY_PERMISSION, galleryItemSchema, PAINTING_PERMISSION, SD_PERMISSION, taskSchema, type WireTask } from './wire.js'
+import { idField, oneOf, optionalText, pageFields, paged, readPage } from '../../http/fields.js'
+import { GALLERY_PERMISSION, galleryItemSchema, galleryLikeSchema, PAINTING_PERMISSION, SD_PERMISSION, taskSchema, type WireTask } from './wire.js'
 
 /** "灵犀用户8000" → "灵犀***00": enough to tell works apart, not enough to find the person. */
 export function maskNickname(name: string): string {
@@ -18,6 +18,10 @@ export function maskNickname(name: string): string {
 }
 
 const taskIdField = idField('任务ID')
+const KEYWORD_MAX = 100
+const MODELS = ['mj', 'sd'] as const
+const ASPECTS = ['square', 'landscape', 'portrait'] as const
+const WEEK_MS = 7 * 24 * 3600_000
 
 /** The gallery: published works of everyone, and publishing one's own finished works. */
 export function registerGalleryRoutes(
@@ -30,33 +34,76 @@ export function registerGalleryRoutes(
   const PAINTING = PAINTING_PERMISSION
   const SD = SD_PERMISSION
   const GALLERY = GALLERY_PERMISSION
+  /** Likes of a work (correlated with the row of painting_tasks in the query). */
+  const likeCount = sql<number>`(select count(*)::int from ${galleryLikes} where ${galleryLikes.taskId} = ${paintingTasks.id})`
+  const weekCount = (since: Date) =>
+    sql<number>`(select count(*)::int from ${galleryLikes} where ${galleryLikes.taskId} = ${paintingTasks.id} and ${galleryLikes.createdAt} >= ${since.toISOString()})`
+  const likedBy = (accountId: string) =>
+    sql<boolean>`exists(select 1 from ${galleryLikes} where ${galleryLikes.taskId} = ${paintingTasks.id} and ${galleryLikes.accountId} = ${accountId})`
+
+  /** A published work, else 40400001 (unpublished, another's draft, or no such id: the same answer). */
+  async function publishedWork(workId: string): Promise<PaintingTask> {
+    const [task] = await api.db
+      .select()
+      .from(paintingTasks)
+      .where(and(eq(paintingTasks.id, workId), eq(paintingTasks.published, true)))
+    if (!task) throw new ApiError(40400001, '作品不存在或已撤下')
+    return task
+  }
+
   defineRoute(
     api,
     '/api/v1/gallery/list',
     {
       tag: 'gallery',
-      summary: 'Published works, newest first',
+      summary:
+        'Published works: newest first, or 本周最受欢迎 (sort "week": most liked in the last 7 days); search the prompt, filter by model and aspect, or list the other works of a work\'s author',
       auth: true,
       permission: GALLERY,
-      body: z.object({ ...pageFields }),
+      body: z.object({
+        ...pageFields,
+        keyword: optionalText('搜索内容', { max: KEYWORD_MAX }),
+        model: oneOf('模型', MODELS).optional(),
+        aspect: oneOf('画幅', ASPECTS).optional(),
+        sort: oneOf('排序', ['new', 'week']).default('new'),
+        /** The other works of this work's author (never named by phone or account id). */
+        sameAuthorAs: idField('作品ID').optional()
+      }),
       response: paged(galleryItemSchema)
     },
     async ({ auth, body }) => {
-      const where = eq(paintingTasks.published, true)
+      const since = new Date(api.now() - WEEK_MS)
+      const conditions: SQL[] = [eq(paintingTasks.published, true)]
+      const term = body.keyword?.toLowerCase()
+      if (term) conditions.push(sql`(strpos(lower(${paintingTasks.prompt}), ${term}) > 0 or strpos(lower(${paintingTasks.promptEn}), ${term}) > 0)`)
+      if (body.model) conditions.push(eq(paintingTasks.kind, body.model))
+      if (body.aspect === 'square') conditions.push(sql`${paintingTasks.width} = ${paintingTasks.height}`)
+      if (body.aspect === 'landscape') conditions.push(sql`${paintingTasks.width} > ${paintingTasks.height}`)
+      if (body.aspect === 'portrait') conditions.push(sql`${paintingTasks.width} < ${paintingTasks.height}`)
+      if (body.sameAuthorAs) {
+        const work = await publishedWork(body.sameAuthorAs)
+        conditions.push(eq(paintingTasks.accountId, work.accountId), ne(paintingTasks.id, work.id))
+      }
+      if (body.sort === 'week') conditions.push(sql`${weekCount(since)} > 0`)
+      const where = and(...conditions)
+      const order =
+        body.sort === 'week'
+          ? [desc(weekCount(since)), desc(paintingTasks.publishTime), desc(paintingTasks.seq)]
+          : [desc(paintingTasks.publishTime), desc(paintingTasks.seq)]
       return readPage(
         body,
         api.db.select({ n: count() }).from(paintingTasks).where(where),
         (limit, offset) =>
           api.db
-            .select({ task: paintingTasks, nickName: accounts.nickName })
+            .select({ task: paintingTasks, nickName: accounts.nickName, likes: likeCount, weekLikes: weekCount(since), liked: likedBy(auth.account.id) })
             .from(paintingTasks)
             .innerJoin(accounts, eq(accounts.id, paintingTasks.accountId))
             .where(where)
-            .orderBy(desc(paintingTasks.publishTime), desc(paintingTasks.seq))
+            .orderBy(...order)
             .limit(limit)
             .offset(offset),
         (rows) =>
-          rows.map(({ task, nickName }) => ({
+          rows.map(({ task, nickName, likes, weekLikes, liked }) => ({
             workId: task.id,
             taskId: task.id,
             imageUrl: storage.publicUrl(task.imageKey!),
@@ -66,9 +113,60 @@ export function registerGalleryRoutes(
             prompt: task.prompt,
             author: maskNickname(nickName),
             publishTime: task.publishTime?.getTime() ?? task.updatedAt.getTime(),
-            mine: task.accountId === auth.account.id
+            mine: task.accountId === auth.account.id,
+            model: task.kind,
+            likes: Number(likes),
+            weekLikes: Number(weekLikes),
+            liked: Boolean(liked)
           }))
       )
+    }
+  )
+
+  async function likeState(workId: string, accountId: string) {
+    const [row] = await api.db
+      .select({ likes: likeCount, liked: likedBy(accountId) })
+      .from(paintingTasks)
+      .where(eq(paintingTasks.id, workId))
+    return { workId, likes: Number(row?.likes ?? 0), liked: Boolean(row?.liked) }
+  }
+
+  defineRoute(
+    api,
+    '/api/v1/gallery/like',
+    {
+      tag: 'gallery',
+      summary: 'Like a published work (once per account; liking again changes nothing)',
+      auth: true,
+      permission: GALLERY,
+      body: z.object({ workId: idField('作品ID') }),
+      response: galleryLikeSchema
+    },
+    async ({ auth, body }) => {
+      const work = await publishedWork(body.workId)
+      await api.db
+        .insert(galleryLikes)
+        .values({ taskId: work.id, accountId: auth.account.id, createdAt: new Date(api.now()) })
+        .onConflictDoNothing()
+      return likeState(work.id, auth.account.id)
+    }
+  )
+
+  defineRoute(
+    api,
+    '/api/v1/gallery/unlike',
+    {
+      tag: 'gallery',
+      summary: 'Take back my like of a published work',
+      auth: true,
+      permission: GALLERY,
+      body: z.object({ workId: idField('作品ID') }),
+      response: galleryLikeSchema
+    },
+    async ({ auth, body }) => {
+      const work = await publishedWork(body.workId)
+      await api.db.delete(galleryLikes).where(and(eq(galleryLikes.taskId, work.id), eq(galleryLikes.accountId, auth.account.id)))
+      return likeState(work.id, auth.account.id)
     }
   )
 

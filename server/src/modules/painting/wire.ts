@@ -86,9 +86,19 @@ export const galleryItemSchema = z
     prompt: z.string(),
     author: z.string(),
     publishTime: z.number(),
-    mine: z.boolean()
+    mine: z.boolean(),
+    /** mj or sd: the page that drew it. */
+    model: z.string(),
+    /** Likes, one per account; `liked`: whether the caller's account is one of them. */
+    likes: z.number(),
+    liked: z.boolean(),
+    /** Likes of the last 7 days (what 本周最受欢迎 orders by). */
+    weekLikes: z.number()
   })
   .meta({ id: 'GalleryItem' })
+
+/** `gallery/like` and `gallery/unlike`: the work's count after the change. */
+export const galleryLikeSchema = z.object({ workId: z.string(), likes: z.number(), liked: z.boolean() }).meta({ id: 'GalleryLike' })
 
 /** `sd/options`: the samplers, size presets and defaults of the stable-diffusion page. */
 export const sdOptionsSchema = z
