@@ -16,6 +16,24 @@ const THEME = {
   description: '配色：dark（默认）、light，或 auto 跟随系统（prefers-color-scheme）。不设时继承页面的配色变量，否则为深色。'
 }
 
+/** Every element's read-only `session` (src/ui/define.ts) and the page-wide events each one also hears (src/core/emit.ts `announce`). */
+const SESSION = {
+  kind: 'field',
+  name: 'session',
+  readonly: true,
+  type: { text: '{ accountId: string; phone: string; nickName: string; avatarUrl: string } | null' },
+  description: '当前登录的用户（手机号按服务端对本页面的规则显示，合作方页面为 138****5678），未登录为 null。刷新后恢复的登录也能读到。'
+}
+const PAGE_EVENTS = [
+  { name: 'lingxi-ready', description: 'The loader ran the queued calls (also on document and window).' },
+  {
+    name: 'lingxi-login',
+    description: 'A login completed: {accountId, phone} (also on document and window; not for a session restored after a reload: read `session`).'
+  },
+  { name: 'lingxi-logout', description: 'The page logged out, here or in another tab (also on document and window).' },
+  { name: 'lingxi-error', description: 'A failure was shown to the person: {code, message} (also on document and window).' }
+].map((e) => ({ ...e, type: { text: 'CustomEvent' } }))
+
 function docOf(entry) {
   const component = readFileSync(join(root, entry.replace('.element.ts', '.tsx')), 'utf8')
   const block = /\/\*\*([\s\S]*?)\*\/\s*export function/.exec(component)?.[1] ?? ''
@@ -55,8 +73,8 @@ function docOf(entry) {
   const attributes = [...own, THEME]
   const methods = tagged('method').map((m) => ({ kind: 'method', name: m.name, description: m.description }))
   for (const m of methods) if (!new RegExp(`\\b${m.name}\\(\\)\\s*\\{`).test(registration)) throw new Error(`${entry}: @method ${m.name} is not registered`)
-  const events = tagged('event').map((e) => ({ ...e, type: { text: 'CustomEvent' } }))
-  return { summary, events, cssParts: tagged('csspart'), cssProperties: tagged('cssproperty'), attributes, members: [...fields, ...methods] }
+  const events = [...tagged('event').map((e) => ({ ...e, type: { text: 'CustomEvent' } })), ...PAGE_EVENTS]
+  return { summary, events, cssParts: tagged('csspart'), cssProperties: tagged('cssproperty'), attributes, members: [...fields, SESSION, ...methods] }
 }
 
 const manifest = {

@@ -200,10 +200,30 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 })
 
+/**
+ * Signs a fresh context in as a login inside `pageUrl` would have (docs/decisions/0019-session-cookie.md):
+ * the API's HttpOnly session cookie (partitioned by the page's site when it is another site) and
+ * the stored user info on the page's origin, which makes the page look for its session.
+ */
+async function addSession(context, token, pageUrl) {
+  const page = new URL(pageUrl)
+  const api = new URL(lingxi.url)
+  const crossSite = page.hostname !== api.hostname
+  const cookie = { name: 'lingxi_session', value: token, domain: api.hostname, path: '/api/', httpOnly: true, secure: true, sameSite: 'None' }
+  await context.addCookies([crossSite ? { ...cookie, partitionKey: `${page.protocol}//${page.hostname}` } : cookie])
+  const info = await lingxi.post('/api/v1/user/info', {}, token)
+  await context.addInitScript(
+    ([origin, value]) => {
+      if (location.origin === origin) localStorage.setItem('lingxi-user-info', value)
+    },
+    [page.origin, JSON.stringify(info)]
+  )
+}
+
 /** A first visit of `url` in a fresh browser context: what it loads until `ready` holds and the page is quiet. */
 async function visit(url, { token, cookieUrl = lingxi.url, ready, after }) {
   const context = await browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 800 } })
-  if (token) await context.addCookies([{ name: 'lingxi_token', value: token, url: cookieUrl }])
+  if (token) await addSession(context, token, cookieUrl)
   const page = await context.newPage()
   const quiet = record(page)
   try {

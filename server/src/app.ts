@@ -175,7 +175,7 @@ export function composeApp(deps: AppDeps): ComposedApp {
   guardLogins(api)
   registerAuthRoutes(api, config, sendCode)
   registerWechatLogin(api, config)
-  registerUserRoutes(api, allowances)
+  registerUserRoutes(api, allowances, config)
   registerPermissionRoutes(api)
   registerFileRoutes(api, api.storage)
   registerUploadRoutes(api, { config, kv: deps.kv, moderator: moderatorFor({ config, db: deps.db, logger, now }) })

@@ -42,6 +42,9 @@ describe('the session cookie', () => {
   it('is set on a browser login: HttpOnly, Secure, SameSite=None, Partitioned, 7 days, on /api/', async () => {
     const { res, token, line } = await browserLogin('13800138000')
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    // The page's scripts never see the token: the answer's body carries none.
+    expect(res.body.data.accessToken).toBe('')
+    expect(JSON.stringify(res.body)).not.toContain(token)
     const attributes = line.split(';').map((a) => a.trim())
     expect(attributes).toEqual(
       expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=None', 'Partitioned', 'Path=/api/', `Max-Age=${BROWSER_SESSION_TTL_MS / 1000}`])
@@ -172,6 +175,27 @@ describe('the phone number a page sees', () => {
   })
 })
 
+describe('user/info', () => {
+  it('masks the phone for a partner page, not for a trusted partner, the site itself or a script', async () => {
+    const { token } = await browserLogin('13800135678')
+    const partner = await ctx.h.post<{ phone: string }>(INFO, {}, withCookie(token))
+    expect(partner.body.data.phone).toBe('138****5678')
+    expect(JSON.stringify(partner.body)).not.toContain('13800135678')
+    const trusted = await ctx.h.post<{ phone: string }>(INFO, {}, withCookie(token, { Origin: TRUSTED }))
+    expect(trusted.body.data.phone).toBe('13800135678')
+    const site = await ctx.h.post<{ phone: string }>(INFO, {}, withCookie(token, { Origin: new URL(ctx.h.config.publicUrl).origin }))
+    expect(site.body.data.phone).toBe('13800135678')
+    expect((await ctx.h.post<{ phone: string }>(INFO, {}, { token })).body.data.phone).toBe('13800135678')
+    // The profile answer (user center) too.
+    const saved = await ctx.h.post<{ phone: string; nickName: string }>('/api/v1/user/profile/save', { nickName: '小灵' }, withCookie(token))
+    expect(saved.body.data).toMatchObject({ phone: '138****5678', nickName: '小灵' })
+    const unchanged = await ctx.h.post<{ phone: string }>('/api/v1/user/profile/save', {}, withCookie(token, { Origin: TRUSTED }))
+    expect(unchanged.body.data.phone).toBe('13800135678')
+    // A forged Origin on a bearer call changes only what that caller sees.
+    expect((await ctx.h.post<{ phone: string }>(INFO, {}, { token, headers: { Origin: 'https://evil.example' } })).body.data.phone).toBe('138****5678')
+  })
+})
+
 describe('CORS with credentials', () => {
   it('lets an allowed origin send the CSRF header with credentials, and nobody else', async () => {
     const preflight = (origin: string) =>
@@ -200,6 +224,7 @@ describe('auth/session-cookie (a legacy readable bearer traded for the cookie)',
     )
     expect(res.body.code).toBe(2000)
     expect(res.body.data.phone).toBe('138****5678')
+    expect(res.body.data.accessToken).toBe('')
     const token = /^lingxi_session=([^;]*)/.exec(cookieLine(res) ?? '')?.[1] ?? ''
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(token).not.toBe(accessToken)

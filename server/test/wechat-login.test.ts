@@ -54,14 +54,16 @@ describe('WeChat login', () => {
     const location = done.headers.get('location')!
     expect(location.startsWith('/orders?x=1&login=')).toBe(true)
     const payload = decode(location)
-    expect(payload).toMatchObject({ phone: '', needPhone: true })
-    const info = await ctx.h.post<any>('/api/v1/user/info', {}, { token: payload.accessToken })
-    expect(info.body.data.nickName).toBe('小灵')
-    // The session is also this origin's HttpOnly, partitioned cookie (ADR 0019), short and renewable.
+    // ADR 0019: the address carries who logged in, never the token; the session is this origin's
+    // HttpOnly, partitioned cookie, short and renewable.
+    expect(payload).toMatchObject({ accessToken: '', phone: '', needPhone: true })
+    expect(location).not.toContain('lingxi_token')
     const session = done.headers.getSetCookie().find((l) => l.startsWith('lingxi_session='))!
-    expect(session).toContain(`lingxi_session=${payload.accessToken};`)
+    const token = /^lingxi_session=([^;]+);/.exec(session)![1]!
     expect(session.split(';').map((p) => p.trim())).toEqual(expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=None', 'Partitioned', 'Max-Age=604800']))
-    const byCookie = await ctx.h.post<any>('/api/v1/user/info', {}, { headers: { Cookie: `lingxi_session=${payload.accessToken}`, 'X-Lingxi-Request': '1' } })
+    const info = await ctx.h.post<any>('/api/v1/user/info', {}, { token })
+    expect(info.body.data.nickName).toBe('小灵')
+    const byCookie = await ctx.h.post<any>('/api/v1/user/info', {}, { headers: { Cookie: `lingxi_session=${token}`, 'X-Lingxi-Request': '1' } })
     expect(byCookie.body.data.accountId).toBe(payload.accountId)
     const again = decode((await wechatLogin()).done.headers.get('location')!)
     expect(again.accountId).toBe(payload.accountId)
@@ -100,7 +102,12 @@ describe('WeChat login', () => {
     const url = new URL(bind.body.data.authorizeUrl)
     const { done } = await wechatLogin(url.search.slice(1))
     expect(done.status).toBe(200)
-    expect(await done.text()).toContain("dispatchEvent(new CustomEvent('wx_login_success'")
+    const html = await done.text()
+    expect(html).toContain("dispatchEvent(new CustomEvent('wx_login_success'")
+    // The popup page writes no cookie and holds no token: the session is its HttpOnly cookie.
+    const token = /^lingxi_session=([^;]+);/.exec(done.headers.getSetCookie().find((l) => l.startsWith('lingxi_session='))!)![1]!
+    expect(html).not.toContain(token)
+    expect(html).not.toContain('document.cookie')
     expect(done.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/)
     const [identity] = await ctx.db.db.select().from(wechatIdentities).where(eq(wechatIdentities.openid, 'oBind1'))
     expect(identity?.accountId).toBe(accountId)

@@ -1,10 +1,10 @@
 import { $config } from './config'
-import { emit, toast } from './emit'
+import { announce, emit, toast } from './emit'
 import { deviceKind } from './format'
 import { MSG_SYSTEM_ERROR } from './messages'
-import { $token } from './stores'
+import { $token, SESSION_MARKER } from './stores'
 import type { LoginResponse, LoginUser, PermissionNode, SendCodeResponse, SystemConfig } from './types'
-import { APP_PERMISSION_CODE, CODE_OK, EVENT_UNAUTHORIZED, UNAUTHORIZED_CODES } from './wire'
+import { APP_PERMISSION_CODE, CODE_OK, EVENT_ERROR, EVENT_UNAUTHORIZED, UNAUTHORIZED_CODES } from './wire'
 
 export type { LoginResponse, LoginUser, PermissionNode, SendCodeResponse, SystemConfig } from './types'
 
@@ -56,8 +56,19 @@ function isEnvelope(body: unknown): body is Envelope {
 
 export interface RequestOptions {
   signal?: AbortSignal
-  /** Overrides `$token` (null = send no token). */
+  /** Overrides `$token` (null = send no bearer; the session cookie still goes). */
   token?: string | null
+}
+
+/**
+ * The headers of every API call: the CSRF guard the session cookie needs (`X-Lingxi-Request`), and
+ * `Authorization` only for a bearer set explicitly (a script, a test), never for the marker of a
+ * cookie session (docs/decisions/0019-session-cookie.md).
+ */
+export function authHeaders(token: string | null | undefined = $token.get()): Record<string, string> {
+  const headers: Record<string, string> = { 'X-Lingxi-Request': '1' }
+  if (token && !token.startsWith(SESSION_MARKER)) headers.Authorization = `Bearer ${token}`
+  return headers
 }
 
 /**
@@ -66,13 +77,17 @@ export interface RequestOptions {
  * aborted, the abort reason. Never shows anything: see notifyError.
  */
 export async function request<T>(path: string, body: object = {}, opts: RequestOptions = {}): Promise<T> {
-  const token = opts.token === undefined ? $token.get() : opts.token
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' }
-  if (token) headers.Authorization = `Bearer ${token}`
+  const headers = { ...authHeaders(opts.token === undefined ? $token.get() : opts.token), 'Content-Type': 'application/json', Accept: 'application/json' }
   let answer: unknown
   try {
     // Any HTTP status: the envelope's code decides (ADR 0004). A body that is not JSON is a NetworkError.
-    const res = await fetch(`${$config.get().apiBase}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: opts.signal })
+    const res = await fetch(`${$config.get().apiBase}/api/v1${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: opts.signal,
+      credentials: 'include'
+    })
     answer = JSON.parse(await res.text())
   } catch (cause) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? cause
@@ -103,14 +118,20 @@ function isAbort(error: unknown): boolean {
 /**
  * The one mapping from errors to what the user sees (spec section 8): 50011004/5/6 fire the
  * unauthorized event (login opens, no message); other codes a warning with the server's message;
- * anything else 系统异常，请稍后重试. An abort the caller asked for shows nothing.
+ * anything else 系统异常，请稍后重试 (code 0); both also fire the public `lingxi-error`. An abort the
+ * caller asked for shows nothing.
  */
 export function notifyError(error: unknown): void {
   if (error instanceof ApiError) {
-    if (UNAUTHORIZED_CODES.includes(error.code)) emit(EVENT_UNAUTHORIZED, { code: error.code })
-    else toast(error.message, 'warning')
+    if (UNAUTHORIZED_CODES.includes(error.code)) {
+      emit(EVENT_UNAUTHORIZED, { code: error.code })
+    } else {
+      toast(error.message, 'warning')
+      announce(EVENT_ERROR, { code: error.code, message: error.message })
+    }
   } else if (!isAbort(error)) {
     toast(MSG_SYSTEM_ERROR, 'error')
+    announce(EVENT_ERROR, { code: 0, message: MSG_SYSTEM_ERROR })
   }
 }
 
@@ -129,6 +150,8 @@ export const api = {
     loginWithoutCode: (input: { enCode?: string; phone: string; platform?: Platform }) =>
       request<LoginResponse>('/auth/login-without-code', { ...input, platform: platform(input.platform) }),
     logout: (opts?: RequestOptions) => request<null>('/auth/logout', {}, opts),
+    /** Trades an older client's readable bearer for the session cookie (the bearer's session ends). */
+    sessionCookie: (token: string) => request<LoginResponse>('/auth/session-cookie', {}, { token }),
     modifyPhoneSmsCode: (input: { enCode: string; phone: string }) => request<null>('/auth/modify-phone-sms-code', input),
     modifyPhone: (input: { enCode: string; phone: string; code: string }) => request<LoginResponse>('/auth/modify-phone', input)
   },

@@ -1,11 +1,11 @@
 import { task } from 'nanostores'
 import { api, notifyError } from './api'
-import { emit, toast } from './emit'
+import { announce, toast } from './emit'
 import { installGlobalListeners } from './events'
 import { MSG_LOGGED_OUT, MSG_LOGIN_OK, MSG_MODIFY_OK } from './messages'
 import { loadPermissions, loadSystemConfig } from './permissions'
 import { shared } from './shared'
-import { $bindPhone, $token, clearSession, closeLogin, openLogin, saveSession, saveUser } from './stores'
+import { $bindPhone, $token, $user, clearSession, closeLogin, hasLegacyToken, markSession, openLogin, saveSession, saveUser } from './stores'
 import type { LoginResponse, LoginUser, SendCodeResponse } from './types'
 import { EVENT_LOGIN, EVENT_LOGOUT, LOGIN_PARAM } from './wire'
 
@@ -36,7 +36,7 @@ async function completeLogin(session: LoginResponse, message: string): Promise<v
   const results = await Promise.allSettled([refreshUser(), loadPermissions()])
   closeLogin()
   toast(message, 'success')
-  emit(EVENT_LOGIN, { accountId: session.accountId, phone: session.phone })
+  announce(EVENT_LOGIN, { accountId: session.accountId, phone: session.phone })
   report(results)
 }
 
@@ -45,7 +45,7 @@ export function sendSmsCode(enCode: string, phone: string): Promise<SendCodeResp
   return api.auth.sendSmsCode({ enCode, phone: phone.trim() })
 }
 
-/** Logs in with a code: cookies + `$token`, user + permissions, dialog closed, 登录成功！, lingxi-login. */
+/** Logs in with a code: the session cookie (set by the server) + `$token`, user + permissions, dialog closed, 登录成功！, lingxi-login. */
 export async function login({ enCode, phone, code }: CodeLoginInput): Promise<void> {
   const session = await api.auth.login({ enCode, phone: phone.trim(), code: code.trim() })
   await completeLogin(session, MSG_LOGIN_OK)
@@ -58,8 +58,9 @@ export async function loginWithoutCode({ enCode, phone }: { enCode: string; phon
 }
 
 /**
- * Forgets the session locally first (so the page is logged out even offline), then revokes the
- * old token on the server (a failure there changes nothing for the user).
+ * Forgets the session locally first (so the page is logged out even offline, and other tabs with
+ * it through the stored user info), then revokes it on the server, which clears its cookie (a
+ * failure there changes nothing for the user).
  */
 export async function logout(): Promise<void> {
   const token = $token.get()
@@ -67,7 +68,7 @@ export async function logout(): Promise<void> {
   closeLogin()
   if (token) await api.auth.logout({ token }).catch(() => {})
   toast(MSG_LOGGED_OUT, 'success')
-  emit(EVENT_LOGOUT)
+  announce(EVENT_LOGOUT)
 }
 
 /** Sends a code to the new phone number (logged in). */
@@ -85,7 +86,10 @@ export async function modifyPhone({ enCode, phone, code }: CodeLoginInput): Prom
   report(results)
 }
 
-/** Decodes a `?login=` payload: base64 (standard or URL-safe, UTF-8) of JSON `{accessToken, accountId, phone}`. */
+/**
+ * Decodes a `?login=` payload: base64 (standard or URL-safe, UTF-8) of JSON `{accessToken, accountId,
+ * phone}`. The server's WeChat callback sends `accessToken: ''` (the session is its cookie).
+ */
 export function parseLoginPayload(raw: string): LoginResponse | null {
   try {
     // A '+' that was not percent-encoded arrives as a space.
@@ -93,13 +97,7 @@ export function parseLoginPayload(raw: string): LoginResponse | null {
     const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4))
     const value = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))))
     const { accessToken, accountId, phone } = value ?? {}
-    if (
-      typeof accessToken === 'string' &&
-      accessToken &&
-      (typeof accountId === 'string' || typeof accountId === 'number') &&
-      String(accountId) &&
-      typeof phone === 'string'
-    ) {
+    if (typeof accessToken === 'string' && (typeof accountId === 'string' || typeof accountId === 'number') && String(accountId) && typeof phone === 'string') {
       return { accessToken, accountId: String(accountId), phone }
     }
   } catch {
@@ -110,7 +108,7 @@ export function parseLoginPayload(raw: string): LoginResponse | null {
 
 /**
  * Takes a redirect login (`?login=`) off the address bar (other parameters and the hash stay)
- * and stores it when valid. Returns the stored session or null.
+ * and, when valid, marks a session open (boot confirms it with user/info). Returns it or null.
  */
 export function consumeRedirectLogin(): LoginResponse | null {
   if (typeof location === 'undefined') return null
@@ -125,32 +123,37 @@ export function consumeRedirectLogin(): LoginResponse | null {
     console.warn('[lingxi] ignored an invalid ?login= payload')
     return null
   }
-  saveSession(session)
+  markSession()
   return session
 }
 
 async function boot(): Promise<void> {
   const redirected = consumeRedirectLogin()
-  const jobs: Promise<unknown>[] = [loadSystemConfig()]
+  const system = loadSystemConfig()
+  // An older client's readable token: traded for the session cookie first (its own chunk).
+  if (hasLegacyToken()) await import('./legacy-session').then((m) => m.tradeLegacyToken(system))
+  const jobs: Promise<unknown>[] = [system]
   if ($token.get()) jobs.push(refreshUser(), loadPermissions())
   const results = await Promise.allSettled(jobs)
-  if (redirected && $token.get()) {
+  report(results)
+  const user = $user.get()
+  if (redirected && $token.get() && user) {
     toast(MSG_LOGIN_OK, 'success')
     // A WeChat account without a phone binds one: asked through the stores, so the login dialog
     // opens with it even when its code arrives after this.
-    if (redirected.phone === '') {
+    if (user.phone === '') {
       $bindPhone.set(true)
       openLogin('modify-phone')
     }
-    emit(EVENT_LOGIN, { accountId: redirected.accountId, phone: redirected.phone })
+    announce(EVENT_LOGIN, { accountId: user.accountId, phone: user.phone })
   }
-  report(results)
 }
 
 /**
  * The one call a page or widget makes at boot (every element calls it; only the first call per
- * page does the work): installs the window listeners, takes a redirect login, loads system
- * config and, with a token, user info and permissions. Never rejects: failures are reported
+ * page does the work): installs the window listeners, takes a redirect login, trades an older
+ * client's readable token for the session cookie, loads system config and, when a session may be
+ * open, user info (which confirms it) and permissions. Never rejects: failures are reported
  * through notifyError.
  */
 export function startSession(): Promise<void> {

@@ -1,10 +1,7 @@
-export interface CookieOptions {
-  /** Lifetime; omitted = session cookie. */
-  days?: number
-  /** e.g. '.example.com' to share with sibling hosts; '' or omitted = this host only. */
-  domain?: string
-}
+// The client writes no cookie (docs/decisions/0019-session-cookie.md): the session is the API's
+// HttpOnly cookie. What is left here reads and deletes the readable cookies of older clients.
 
+/** A readable cookie of this page, or null. */
 export function getCookie(name: string): string | null {
   if (typeof document === 'undefined') return null
   for (const part of document.cookie.split(';')) {
@@ -20,18 +17,11 @@ export function getCookie(name: string): string | null {
   return null
 }
 
-export function setCookie(name: string, value: string, { days, domain }: CookieOptions = {}): void {
+/** Deletes a readable cookie of an older client, on this host and on `domain` (e.g. '.example.com') when given. */
+export function removeCookie(name: string, domain = ''): void {
   if (typeof document === 'undefined') return
-  let cookie = `${name}=${encodeURIComponent(value)}; path=/; SameSite=Lax`
-  if (days !== undefined) cookie += `; expires=${new Date(Date.now() + days * 864e5).toUTCString()}`
-  if (domain) cookie += `; domain=${domain}`
-  if (location.protocol === 'https:') cookie += '; Secure'
-  // biome-ignore lint/suspicious/noDocumentCookie: the one writer of Lingxi's cookies; the Cookie Store API is async and missing in older browsers partner pages still see, and the token must be set before the next request
-  document.cookie = cookie
-}
-
-export function removeCookie(name: string, { domain }: Pick<CookieOptions, 'domain'> = {}): void {
-  setCookie(name, '', { days: -1, domain })
-  // A cookie written before cookieDomain was configured lives on the bare host.
-  if (domain) setCookie(name, '', { days: -1 })
+  for (const d of domain ? ['', `; domain=${domain}`] : ['']) {
+    // biome-ignore lint/suspicious/noDocumentCookie: deleting an older client's readable cookie; the Cookie Store API is missing in older browsers partner pages still see
+    document.cookie = `${name}=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT${d}`
+  }
 }

@@ -1,5 +1,5 @@
 import type { LoginResponse } from './types'
-import { EVENT_CONFIRM, EVENT_LOGIN, EVENT_LOGOUT, EVENT_TOAST, EVENT_UNAUTHORIZED, EVENT_WX_LOGIN } from './wire'
+import { EVENT_CONFIRM, EVENT_ERROR, EVENT_LOGIN, EVENT_LOGOUT, EVENT_TOAST, EVENT_UNAUTHORIZED, EVENT_WX_LOGIN } from './wire'
 
 export type ToastType = 'success' | 'warning' | 'error' | 'info'
 
@@ -11,7 +11,11 @@ export interface ConfirmOptions {
 }
 
 declare global {
-  /** The page-wide window events of Lingxi (dispatched on window, so any script can send or hear them). */
+  /**
+   * The page-wide events of Lingxi. lingxi-toast, lingxi-confirm, lingxi-unauthorized: on window,
+   * so any script can send or hear them. lingxi-login, lingxi-logout, lingxi-error: on every
+   * Lingxi element and on document, bubbling to window.
+   */
   interface WindowEventMap {
     [EVENT_TOAST]: CustomEvent<{ message: string; type?: ToastType }>
     [EVENT_CONFIRM]: CustomEvent<ConfirmOptions & { resolve: (ok: boolean) => void }>
@@ -19,12 +23,29 @@ declare global {
     [EVENT_WX_LOGIN]: Event
     [EVENT_LOGIN]: CustomEvent<Pick<LoginResponse, 'accountId' | 'phone'>>
     [EVENT_LOGOUT]: CustomEvent<null>
+    [EVENT_ERROR]: CustomEvent<{ code: number; message: string }>
+  }
+  interface DocumentEventMap {
+    [EVENT_LOGIN]: CustomEvent<Pick<LoginResponse, 'accountId' | 'phone'>>
+    [EVENT_LOGOUT]: CustomEvent<null>
+    [EVENT_ERROR]: CustomEvent<{ code: number; message: string }>
   }
 }
 
 /** Dispatches a window CustomEvent (no-op outside a browser). */
 export function emit(name: string, detail?: unknown): void {
   if (typeof window !== 'undefined') window.dispatchEvent(new CustomEvent(name, { detail }))
+}
+
+/**
+ * A public event of the SDK (lingxi-login, lingxi-logout, lingxi-error): on every `lingxi-*`
+ * element of the document (not bubbling, so each hears it once), then on `document`, bubbling to
+ * `window` (where `lingxi('on', …)` listens).
+ */
+export function announce(name: string, detail: unknown = null): void {
+  if (typeof document === 'undefined') return
+  for (const el of document.querySelectorAll('*')) if (el.localName.startsWith('lingxi-')) el.dispatchEvent(new CustomEvent(name, { detail }))
+  document.dispatchEvent(new CustomEvent(name, { bubbles: true, detail }))
 }
 
 /** Shows a toast through the page-wide `lingxi-toast` event, so any script can do the same. */

@@ -1,12 +1,21 @@
 import { notifyError } from './api'
-import { getCookie } from './cookies'
-import type { ToastType } from './emit'
+import { announce, type ToastType } from './emit'
 import { loadPermissions } from './permissions'
 import { shared } from './shared'
 import { readJson, readRaw } from './storage'
-import { $confirm, $toasts, $token, $user, clearSession, closeLogin, openLogin, type PendingConfirm } from './stores'
+import { $confirm, $permissionTree, $toasts, $token, $user, clearSession, closeLogin, markSession, openLogin, type PendingConfirm } from './stores'
 import type { LoginUser } from './types'
-import { COOKIE_TOKEN, EVENT_CONFIRM, EVENT_TOAST, EVENT_UNAUTHORIZED, EVENT_WX_LOGIN, ICT_AUTH_FLAG, ICT_USER_INFO_KEY, USER_INFO_KEY } from './wire'
+import {
+  EVENT_CONFIRM,
+  EVENT_LOGIN,
+  EVENT_LOGOUT,
+  EVENT_TOAST,
+  EVENT_UNAUTHORIZED,
+  EVENT_WX_LOGIN,
+  ICT_AUTH_FLAG,
+  ICT_USER_INFO_KEY,
+  USER_INFO_KEY
+} from './wire'
 
 export { confirm, toast, type ConfirmOptions, type ToastType } from './emit'
 
@@ -57,18 +66,42 @@ export function handleUnauthorized(): void {
   openLogin('login')
 }
 
-/** The WeChat login stored the user and the token cookie: take them over and load permissions. */
+/** The WeChat login popup got the session cookie set: the session is open (the dialog loads the user). */
 export function handleWxLogin(): void {
-  $token.set(getCookie(COOKIE_TOKEN) || null)
-  $user.set(readJson<LoginUser>(USER_INFO_KEY))
-  if ($token.get()) closeLogin()
+  // A bind (already logged in) keeps its session.
+  if (!$token.get()) markSession()
+  closeLogin()
   loadPermissions().catch(notifyError)
 }
 
 /**
+ * Another tab of this page's origin logged in or out (the stored user info changed): the cookie
+ * session is shared by the tabs, so this page follows without asking the server.
+ */
+export function handleStorage(event: StorageEvent): void {
+  if (event.key !== USER_INFO_KEY && event.key !== null) return
+  const user = readJson<LoginUser>(USER_INFO_KEY)
+  if (!user) {
+    if (!$token.get()) return
+    $token.set(null)
+    $user.set(null)
+    $permissionTree.set(null)
+    announce(EVENT_LOGOUT)
+  } else if (!$token.get()) {
+    markSession()
+    $user.set(user)
+    closeLogin()
+    loadPermissions().catch(notifyError)
+    announce(EVENT_LOGIN, { accountId: user.accountId, phone: user.phone })
+  } else {
+    $user.set(user)
+  }
+}
+
+/**
  * Turns the page-wide window events into stores, once per page whichever bundle calls it first:
- * lingxi-toast → `$toasts`, lingxi-confirm → `$confirm`, lingxi-unauthorized and
- * wx_login_success → the session handlers above.
+ * lingxi-toast → `$toasts`, lingxi-confirm → `$confirm`, lingxi-unauthorized,
+ * wx_login_success and another tab's login or logout (storage) → the session handlers above.
  */
 export function installGlobalListeners(): void {
   if (typeof window === 'undefined') return
@@ -86,6 +119,7 @@ export function installGlobalListeners(): void {
     })
     window.addEventListener(EVENT_UNAUTHORIZED, () => handleUnauthorized())
     window.addEventListener(EVENT_WX_LOGIN, () => handleWxLogin())
+    window.addEventListener('storage', handleStorage)
     return true
   })
 }

@@ -1,7 +1,6 @@
 import { createParser } from 'eventsource-parser'
-import { ApiError } from './api'
+import { ApiError, authHeaders } from './api'
 import { $config } from './config'
-import { $token } from './stores'
 import { CODE_OK } from './wire'
 
 /** Events after which a reply's stream is over (chat-wire.md, Streams). */
@@ -56,7 +55,7 @@ function parse(data: string): unknown {
 
 /**
  * Follows a server-sent event stream at `${apiBase}/api/v1${path}` with fetch (EventSource
- * cannot send the Authorization header). After a network drop — or a stream that ends before a
+ * cannot send the X-Lingxi-Request header). After a network drop — or a stream that ends before a
  * terminal event — it reconnects with `Last-Event-ID` (backing off 1 s, 2 s, 4 s … 10 s) until a
  * terminal event (`done`, `error`, `stopped`) arrives or `signal` aborts.
  *
@@ -103,15 +102,14 @@ async function connect(
   const forward = () => controller.abort(outer?.reason)
   outer?.addEventListener('abort', forward, { once: true })
   try {
-    const headers: Record<string, string> = { Accept: 'text/event-stream' }
-    const token = $token.get()
-    if (token) headers.Authorization = `Bearer ${token}`
+    const headers: Record<string, string> = { ...authHeaders(), Accept: 'text/event-stream' }
     if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId
     let response: Response
     try {
       response = await fetch(`${$config.get().apiBase}/api/v1${path}`, {
         headers,
-        signal: controller.signal
+        signal: controller.signal,
+        credentials: 'include'
       })
     } catch (cause) {
       throw new Dropped('no answer', { cause })

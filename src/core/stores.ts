@@ -1,11 +1,9 @@
-import { atom, type WritableAtom } from 'nanostores'
-import { $config } from './config'
-import { getCookie, removeCookie, setCookie } from './cookies'
+import { atom, computed, type WritableAtom } from 'nanostores'
 import type { ConfirmOptions, ToastType } from './emit'
 import { shared } from './shared'
 import { readJson, removeItem, writeJson } from './storage'
 import type { LoginResponse, LoginUser, PermissionNode, SystemConfig } from './types'
-import { COOKIE_ACCOUNT_ID, COOKIE_PHONE, COOKIE_TOKEN, PREMISSION_MENUS_KEY, USER_INFO_KEY } from './wire'
+import { COOKIE_TOKEN, PREMISSION_MENUS_KEY, USER_INFO_KEY } from './wire'
 
 export interface Toast {
   id: number
@@ -38,8 +36,23 @@ function lazyAtom<T>(read: () => T, initial: T): WritableAtom<T> {
   return $store
 }
 
-/** The access token, from the token cookie. */
-export const $token = shared('$token', () => lazyAtom<string | null>(() => getCookie(COOKIE_TOKEN) || null, null))
+/** The page still has an older client's readable token (startSession trades it: src/core/legacy-session.ts). */
+export const hasLegacyToken = (): boolean => typeof document !== 'undefined' && `; ${document.cookie}`.includes(`; ${COOKIE_TOKEN}=`)
+
+/** What `$token` holds in a browser: a cookie session is open (never the token itself). */
+export const SESSION_MARKER = 'session:'
+
+/** A marker of its own for each login, so a change of session is a change of `$token`. */
+const marker = () => SESSION_MARKER + Math.random().toString(36).slice(2)
+
+/**
+ * Whether a session is open. In a browser an opaque marker (`session:…`): the token is the API's
+ * HttpOnly cookie and never exists in JavaScript (docs/decisions/0019-session-cookie.md). After a
+ * reload the stored user info is the hint that a session may still be open (user/info confirms
+ * it); a page with an older client's readable token has none until `startSession` has traded it.
+ * Any other value is a bearer a script or a test set explicitly, sent as `Authorization`.
+ */
+export const $token = shared('$token', () => lazyAtom<string | null>(() => (readJson(USER_INFO_KEY) && !hasLegacyToken() ? marker() : null), null))
 
 /** The logged-in user, from stored user info. */
 export const $user = shared('$user', () => lazyAtom<LoginUser | null>(() => readJson<LoginUser>(USER_INFO_KEY), null))
@@ -73,15 +86,37 @@ export function closeLogin(): void {
   $loginOpen.set(false)
 }
 
-const DAYS = 365
-
-/** Writes the session cookies and sets `$token`. */
+/**
+ * A login answered: `$token` becomes a new marker (the server set its cookie and answered a
+ * browser `accessToken: ''`). Outside a browser (a script) the bearer answered is kept in memory.
+ */
 export function saveSession(session: LoginResponse): void {
-  const domain = $config.get().cookieDomain
-  setCookie(COOKIE_TOKEN, session.accessToken, { days: DAYS, domain })
-  setCookie(COOKIE_ACCOUNT_ID, String(session.accountId), { days: DAYS, domain })
-  setCookie(COOKIE_PHONE, session.phone, { days: DAYS, domain })
-  $token.set(session.accessToken)
+  $token.set(typeof document === 'undefined' && session.accessToken ? session.accessToken : marker())
+}
+
+/** A cookie session may be open (a reload, another tab's login, a WeChat popup): user/info confirms it. */
+export function markSession(): void {
+  $token.set(marker())
+}
+
+/** Who is logged in, as this page may read it (the phone as the server shows it to this origin). */
+export interface SessionInfo {
+  accountId: string
+  phone: string
+  nickName: string
+  avatarUrl: string
+}
+
+/** Who is logged in (`element.session`, `lingxi('session')`, `useSession()`), or null when logged out. */
+export const $session = shared('$session', () =>
+  computed([$token, $user], (token, user): SessionInfo | null =>
+    token && user ? { accountId: user.accountId, phone: user.phone, nickName: user.nickName, avatarUrl: user.avatarUrl } : null
+  )
+)
+
+/** The current session, or null when logged out. */
+export function currentSession(): SessionInfo | null {
+  return $session.get()
 }
 
 export function saveUser(user: LoginUser | null): void {
@@ -90,12 +125,10 @@ export function saveUser(user: LoginUser | null): void {
   $user.set(user)
 }
 
-/** Forgets the session everywhere: stored user info, permission codes, cookies, stores. */
+/** Forgets the session on this page: stored user info, permission codes, stores (the server ends the cookie). */
 export function clearSession(): void {
-  const domain = $config.get().cookieDomain
   removeItem(USER_INFO_KEY)
   removeItem(PREMISSION_MENUS_KEY)
-  for (const name of [COOKIE_TOKEN, COOKIE_ACCOUNT_ID, COOKIE_PHONE]) removeCookie(name, { domain })
   $token.set(null)
   $user.set(null)
   $permissionTree.set(null)

@@ -16,11 +16,12 @@ export const ICT_USER_INFO_KEY = 'ict-user-info'
 /** localStorage: the host page's theme, `dark` | `light` | `auto` (src/host/public/theme.js reads it too). */
 export const THEME_KEY = 'lingxi-theme'
 
+/** Readable session cookies of older clients: traded for the session cookie once, then deleted (ADR 0019). */
 export const COOKIE_TOKEN = 'lingxi_token'
 export const COOKIE_ACCOUNT_ID = 'lingxi_account_id'
 export const COOKIE_PHONE = 'lingxi_phone'
 
-/** Query parameter carrying a redirect login (base64 of JSON `{accessToken, accountId, phone}`). */
+/** Query parameter carrying a redirect login (base64 of JSON `{accessToken: '', accountId, phone}`). */
 export const LOGIN_PARAM = 'login'
 
 /** The application permission code sent to /userPermission. */
@@ -36,12 +37,14 @@ export const EVENT_TOAST = 'lingxi-toast'
 export const EVENT_CONFIRM = 'lingxi-confirm'
 /** detail `{code}`: the server refused the token. */
 export const EVENT_UNAUTHORIZED = 'lingxi-unauthorized'
-/** Fired by the WeChat login page once it has stored the user and the token cookie. */
+/** Fired by the WeChat login popup once the server has set the session cookie. */
 export const EVENT_WX_LOGIN = 'wx_login_success'
 /** detail `{accountId, phone}`: a login completed. */
 export const EVENT_LOGIN = 'lingxi-login'
 /** A logout completed. */
 export const EVENT_LOGOUT = 'lingxi-logout'
+/** detail `{code, message}`: a failure was shown to the person (not a refused session: that opens login). */
+export const EVENT_ERROR = 'lingxi-error'
 
 /** detail `{path, topicId?}`: a widget asks the page to go somewhere (the host page routes it). */
 export const EVENT_NAVIGATE = 'lingxi-navigate'

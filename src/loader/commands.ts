@@ -4,7 +4,7 @@
  * loader itself. Unknown commands are reported on the console, never thrown at the page.
  */
 import { logout, startSession } from '../core/auth'
-import { openLogin } from '../core/stores'
+import { currentSession, openLogin } from '../core/stores'
 
 type Handler = (...args: unknown[]) => unknown
 
@@ -12,7 +12,12 @@ const handlers: Record<string, Handler> = {
   /** Opens the login dialog. */
   login: () => openLogin(),
   /** Logs out every Lingxi element on the page. */
-  logout: () => logout()
+  logout: () => logout(),
+  /** Resolves who is logged in once the session is known (a restored one confirmed by the server), or null. */
+  session: async () => {
+    await startSession()
+    return currentSession()
+  }
 }
 
 export function run([command, ...args]: [string, ...unknown[]]): unknown {

@@ -17,6 +17,8 @@ type Lingxi = ((...args: unknown[]) => Promise<unknown>) & {
   /** The snippet's resolver of its own `ready` promise, if it made one. */
   r?: () => void
   load?: (root: string | ParentNode) => Promise<unknown>
+  /** `lingxi.session()`: resolves who is logged in (`lingxi('session')`). */
+  session?: () => Promise<unknown>
   version?: string
 }
 
@@ -122,10 +124,13 @@ const queued: Command[] = Array.from(previous?.q ?? [], (args) => Array.from(arg
 
 const lingxi: Lingxi = (...args) => run(args as Command)
 lingxi.load = load
+lingxi.session = () => run(['session'])
 lingxi.version = '1'
 lingxi.ready = (async () => {
   for (const cmd of queued) await run(cmd)
-  dispatchEvent(new CustomEvent('lingxi-ready'))
+  // On every lingxi-* element, then on document, bubbling to window (like the login, logout and error events).
+  for (const el of document.querySelectorAll('*')) if (el.localName.startsWith('lingxi-')) el.dispatchEvent(new CustomEvent('lingxi-ready'))
+  document.dispatchEvent(new CustomEvent('lingxi-ready', { bubbles: true }))
   previous?.r?.()
 })()
 ;(window as unknown as { lingxi: Lingxi }).lingxi = lingxi

@@ -1,6 +1,7 @@
 import { createElement, type ComponentType, type DetailedHTMLProps, type HTMLAttributes } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { startSession } from '../core/auth'
+import { currentSession, type SessionInfo } from '../core/stores'
 import { adoptStyles } from './styles'
 
 type PropKind = 'string' | 'number' | 'boolean' | 'json'
@@ -105,6 +106,11 @@ export function defineElement<P extends object>(
         this.lxQueued = false
         this.lxRender()
       })
+    }
+
+    /** Who is logged in (`{accountId, phone, nickName, avatarUrl}`, the phone as the server shows it to this page), or null. */
+    get session(): SessionInfo | null {
+      return currentSession()
     }
 
     lxRender() {

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test'
-import { apiLogin, loginAs, shot } from './helpers'
+import { addSession, apiLogin, loginAs, sessionToken, shot } from './helpers'
 import { startServer, type LingxiServer } from './server'
 
 // Chat with the offline demo model on the host page: stream, stop, regenerate, topics, refresh
@@ -95,7 +95,7 @@ test('a page refreshed mid-answer sees the same answer continue', async ({ page 
   const shown = (await lastReply(page).innerText()).trim()
 
   // what the page shows is what the server saved: no duplication, nothing lost
-  const token = await page.evaluate(() => document.cookie.match(/lingxi_token=([^;]+)/)?.[1])
+  const token = await sessionToken(page, server)
   const post = (path: string, body: object) =>
     page.request.post(server.url + '/api/v1/ai-chat' + path, { data: body, headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json())
   const [topic] = (await post('/topic/list', {})).data
@@ -132,7 +132,7 @@ test.describe('on a phone', () => {
   test('the header carries the chat buttons; topics open in a drawer', async ({ page }, info) => {
     const token = await apiLogin(server, '13800138103')
     await page.goto(server.url + '/')
-    await page.context().addCookies([{ name: 'lingxi_token', value: token, url: server.url }])
+    await addSession(page.context(), server, token)
     await page.goto(server.url + '/chat')
     const header = page.getByRole('banner')
     for (const label of ['话题列表', '对话设置', '清空对话', '回到底部']) await expect(header.getByRole('button', { name: label })).toBeVisible()

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { expect, test, type Browser, type Page } from '@playwright/test'
 import { FAKE_MODEL, startFakeOpenAi, type FakeOpenAi } from '../../server/test/fakes/openai'
 import { ask, completeLogin, page as examplePage } from './embed-helpers'
-import { apiLogin } from './helpers'
+import { addSession, apiLogin } from './helpers'
 import { startPartner, startServer, type LingxiServer } from './server'
 
 // The embed budget, measured in Chromium: the bytes actually transferred (gzip, from the server's
@@ -130,7 +130,7 @@ async function visit(browser: Browser, loggedIn: boolean) {
   const context = await browser.newContext({ locale: 'zh-CN' })
   if (loggedIn) {
     const token = await apiLogin(server, '13900139000')
-    await context.addCookies([{ name: 'lingxi_token', value: token, url: partner.url }])
+    await addSession(context, server, token, partner.url)
   }
   const page = await context.newPage()
   const transfers = record(page)

@@ -111,8 +111,10 @@ test('a refused token (50011005) seen by every element opens exactly one login d
     const body = await response.json().catch(() => null)
     if (body && typeof body.code === 'number') codes.push(body.code)
   })
-  // the session the page holds is unknown to the server now
-  await page.context().addCookies([{ name: 'lingxi_token', value: 'no-such-token', url: cms.url }])
+  // the session the page holds is unknown to the server now: its cookie (partitioned by the CMS's site) replaced
+  const api = new URL(server.url)
+  const refused = { name: 'lingxi_session', value: 'no-such-token', domain: api.hostname, path: '/api/', partitionKey: 'http://localhost' }
+  await page.context().addCookies([{ ...refused, httpOnly: true, secure: true, sameSite: 'None' }])
   await page.reload()
   await expect(loginDialog(page)).toBeVisible()
   await expect.poll(() => codes.filter((c) => c === 50011005).length).toBeGreaterThanOrEqual(1)

@@ -44,4 +44,6 @@ test('login widgets on a partner page share one session through the loader', asy
 
   await page.reload()
   await expect(page.locator('lingxi-profile').getByTestId('header-phone')).toHaveText('133****3000')
+  // a restored session fires no lingxi-login: the page asked lingxi('session')
+  await expect(page.locator('#status')).toHaveText('已登录：133****3000')
 })

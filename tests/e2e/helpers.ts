@@ -1,4 +1,4 @@
-import { expect, type Page, type TestInfo } from '@playwright/test'
+import { type BrowserContext, expect, type Page, type TestInfo } from '@playwright/test'
 import type { LingxiServer } from './server'
 
 /** Attaches a screenshot of the viewport to the test report. */
@@ -33,4 +33,57 @@ export async function apiLogin(server: LingxiServer, phone: string): Promise<str
   const code = await server.smsCode(phone, mark)
   const res = await post('/api/v1/auth/login', { enCode: '86', phone, code, platform: 'PC' })
   return res.data.accessToken
+}
+
+/**
+ * Signs a browser context in with `token` (from apiLogin) before its first page, as a login inside
+ * `pageUrl` would have left it (docs/decisions/0019-session-cookie.md): the API origin's HttpOnly
+ * `lingxi_session` cookie — partitioned by the page's site when the page is on another site — and
+ * the stored user info on the page's origin, the hint that makes a page look for its session. The
+ * same token keeps working as the test's own bearer.
+ */
+export async function addSession(context: BrowserContext, server: LingxiServer, token: string, pageUrl: string = server.url) {
+  const page = new URL(pageUrl)
+  const api = new URL(server.url)
+  // Loopback hosts are their own sites: another host name is another site (localhost vs 127.0.0.1).
+  const crossSite = page.hostname !== api.hostname || page.protocol !== api.protocol
+  await context.addCookies([
+    {
+      name: 'lingxi_session',
+      value: token,
+      domain: api.hostname,
+      path: '/api/',
+      httpOnly: true,
+      secure: true,
+      sameSite: 'None',
+      ...(crossSite ? { partitionKey: `${page.protocol}//${page.hostname}` } : {})
+    }
+  ])
+  const res = await fetch(`${server.url}/api/v1/user/info`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, origin: page.origin },
+    body: '{}'
+  }).then((r) => r.json())
+  expect(res.code).toBe(2000)
+  // Once per tab, on the page's origin only (a logout in the test is not undone by the next navigation).
+  await context.addInitScript(
+    ([origin, info]) => {
+      try {
+        if (location.origin !== origin || sessionStorage.getItem('lingxi-e2e-session')) return
+        sessionStorage.setItem('lingxi-e2e-session', '1')
+        localStorage.setItem('lingxi-user-info', info)
+      } catch {
+        // storage refused (an opaque origin): nothing to seed
+      }
+    },
+    [page.origin, JSON.stringify(res.data)] as const
+  )
+}
+
+/** The bearer of the page's session, for API calls made by the test (the page itself holds none). */
+export async function sessionToken(page: Page, server: LingxiServer): Promise<string> {
+  const host = new URL(server.url).hostname
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'lingxi_session' && c.domain === host)
+  expect(cookie, 'the page has a session cookie').toBeTruthy()
+  return cookie!.value
 }

@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test'
-import { apiLogin } from './helpers'
+import { addSession, apiLogin } from './helpers'
 import { startServer, type LingxiServer } from './server'
 
 // The signed-in first visit of /chat: the topics show after at most 4 requests in sequence (the
@@ -27,7 +27,7 @@ const post = async (path: string, body: object, token: string) => {
 
 async function signedIn(context: BrowserContext, phone: string) {
   const token = await apiLogin(server, phone)
-  await context.addCookies([{ name: 'lingxi_token', value: token, url: server.url }])
+  await addSession(context, server, token)
   return token
 }
 

@@ -254,10 +254,11 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await expect(mine.first().getByRole('button', { name: '领取红包' })).toHaveCount(0)
   await snap(page, info, 'my orders')
   const paid = await page.evaluate(async (id) => {
-    const token = document.cookie.match(/lingxi_token=([^;]+)/)?.[1]
+    // the page's own session: its HttpOnly cookie, with the CSRF header (ADR 0019)
     const res = await fetch('/api/v1/wx-red-pack/v2/send', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${decodeURIComponent(token!)}` },
+      credentials: 'include',
+      headers: { 'content-type': 'application/json', 'x-lingxi-request': '1' },
       body: JSON.stringify({ orderId: id })
     })
     return res.json()

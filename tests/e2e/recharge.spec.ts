@@ -17,13 +17,11 @@ test.afterAll(async () => {
 
 async function tokens(page: Page): Promise<number> {
   return page.evaluate(async () => {
-    const token = document.cookie
-      .split('; ')
-      .find((c) => c.startsWith('lingxi_token='))!
-      .split('=')[1]
+    // the page's own session: its HttpOnly cookie, with the CSRF header (ADR 0019)
     const res = await fetch('/api/v1/user/info', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      credentials: 'include',
+      headers: { 'content-type': 'application/json', 'x-lingxi-request': '1' },
       body: '{}'
     })
     return (await res.json()).data.tokens as number

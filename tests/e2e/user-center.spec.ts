@@ -47,13 +47,11 @@ const w = (n: number) => (n < 10000 ? String(n) : `${Math.floor(n / 10000)}.${Ma
 
 async function info(page: Page) {
   return page.evaluate(async () => {
-    const token = document.cookie
-      .split('; ')
-      .find((c) => c.startsWith('lingxi_token='))!
-      .split('=')[1]
+    // the page's own session: its HttpOnly cookie, with the CSRF header (ADR 0019)
     const res = await fetch('/api/v1/user/info', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      credentials: 'include',
+      headers: { 'content-type': 'application/json', 'x-lingxi-request': '1' },
       body: '{}'
     })
     return (await res.json()).data as { tokens: number; mjCount: number; sunoCount: number; nickName: string; avatarUrl: string }

@@ -7,7 +7,7 @@ import { installGlobalListeners } from '../../src/core/events'
 import { copyText } from '../../src/core/format'
 import { MSG_COPIED, MSG_LOGGED_OUT, MSG_LOGIN_OK, MSG_MODIFY_OK, MSG_OPERATION_OK, MSG_SMS_SENT, MSG_SYSTEM_ERROR } from '../../src/core/messages'
 import { $token } from '../../src/core/stores'
-import { EVENT_TOAST, EVENT_UNAUTHORIZED } from '../../src/core/wire'
+import { EVENT_ERROR, EVENT_TOAST, EVENT_UNAUTHORIZED } from '../../src/core/wire'
 import { fail, ok, startApi, type Api } from './helpers/api-server'
 import { recordEvents, resetCore, toastTexts } from './helpers/reset'
 
@@ -52,6 +52,13 @@ describe('transport', () => {
     server.routes['/api/v1/echo'] = () => ok(null)
     await request('/echo')
     expect(server.to('/api/v1/echo')[0]).toMatchObject({ authorization: undefined, body: {} })
+  })
+
+  it('a cookie session: the CSRF header and no Authorization (the marker is not a token)', async () => {
+    server.routes['/api/v1/echo'] = () => ok(null)
+    $token.set('session:abc')
+    await request('/echo')
+    expect(server.to('/api/v1/echo')[0]).toMatchObject({ authorization: undefined, csrf: '1' })
   })
 
   it('uses an explicit token over $token, and null for none', async () => {
@@ -181,6 +188,28 @@ describe('error catalogue (spec section 8)', () => {
       delete (navigator as { clipboard?: unknown }).clipboard
     }
     expect(prompted).toEqual([['复制以下内容', 'abc']])
+  })
+})
+
+describe('lingxi-error', () => {
+  it('fires on every lingxi-* element and on document, bubbling to window, for a failure shown; not for a refused session', () => {
+    const el = document.createElement('lingxi-chat')
+    const other = document.createElement('div')
+    document.body.append(el, other)
+    const heard: string[] = []
+    el.addEventListener(EVENT_ERROR, (e) => heard.push(`element ${JSON.stringify((e as CustomEvent).detail)}`))
+    other.addEventListener(EVENT_ERROR, () => heard.push('other'))
+    const onDocument = (e: Event) => heard.push(`document ${e.eventPhase === Event.AT_TARGET ? 'target' : 'capture'}`)
+    const onWindow = () => heard.push('window')
+    document.addEventListener(EVENT_ERROR, onDocument)
+    window.addEventListener(EVENT_ERROR, onWindow)
+    notifyError(new ApiError(40000001, '参数错误'))
+    notifyError(new ApiError(50011005, '登录已过期'))
+    document.removeEventListener(EVENT_ERROR, onDocument)
+    window.removeEventListener(EVENT_ERROR, onWindow)
+    el.remove()
+    other.remove()
+    expect(heard).toEqual(['element {"code":40000001,"message":"参数错误"}', 'document target', 'window'])
   })
 })
 

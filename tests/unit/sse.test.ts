@@ -39,7 +39,8 @@ const frame = (id: number, event: string, data: unknown) => `id: ${id}\nevent: $
 beforeAll(async () => {
   server = createServer(async (req, res) => {
     res.setHeader('Access-Control-Allow-Origin', req.headers.origin ?? '*')
-    res.setHeader('Access-Control-Allow-Headers', 'authorization, accept, last-event-id, cache-control, content-type')
+    res.setHeader('Access-Control-Allow-Headers', 'authorization, accept, last-event-id, cache-control, content-type, x-lingxi-request')
+    res.setHeader('Access-Control-Allow-Credentials', 'true')
     if (req.method === 'OPTIONS') {
       res.statusCode = 204
       res.end()
@@ -83,6 +84,8 @@ describe('subscribe', () => {
     await subscribe('/ai-chat/sse/subscribe/r1', { onEvent })
     expect(seen[0]!.path).toBe('/api/v1/ai-chat/sse/subscribe/r1')
     expect(seen[0]!.headers.authorization).toBe('Bearer tok-sse')
+    // the CSRF header a cookie session needs goes with every stream (ADR 0019)
+    expect(seen[0]!.headers['x-lingxi-request']).toBe('1')
     expect(seen[0]!.headers.accept).toBe('text/event-stream')
     expect(seen[0]!.headers['last-event-id']).toBeUndefined()
     expect(events).toEqual([

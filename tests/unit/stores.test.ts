@@ -19,12 +19,20 @@ beforeEach(() => {
 })
 
 describe('lazy initial values', () => {
-  it('$token and $user read the cookie and stored user info on first use, not at import', async () => {
+  it('$token and $user read the stored user info on first use, not at import: a marker, never a token', async () => {
     const core = await freshCore()
-    writeCookie('lingxi_token=tok-late; path=/')
     localStorage.setItem('lingxi-user-info', JSON.stringify(user))
-    expect(core.$token.get()).toBe('tok-late')
+    expect(core.$token.get()).toMatch(/^session:[a-z0-9]+$/)
     expect(core.$user.get()).toEqual(user)
+    expect(core.$session.get()).toEqual({ accountId: user.accountId, phone: user.phone, nickName: user.nickName, avatarUrl: user.avatarUrl })
+  })
+
+  it('an older client’s readable token is not a session until startSession has traded it', async () => {
+    const core = await freshCore()
+    writeCookie('lingxi_token=tok-legacy; path=/')
+    localStorage.setItem('lingxi-user-info', JSON.stringify(user))
+    expect(core.$token.get()).toBeNull()
+    expect(core.currentSession()).toBeNull()
   })
 
   it('a subscriber gets the stored value first', async () => {
@@ -37,7 +45,7 @@ describe('lazy initial values', () => {
 
   it('a value set before first use wins over storage', async () => {
     const core = await freshCore()
-    writeCookie('lingxi_token=tok-cookie; path=/')
+    localStorage.setItem('lingxi-user-info', JSON.stringify(user))
     core.$token.set(null)
     expect(core.$token.get()).toBeNull()
   })

@@ -1,13 +1,17 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { Chat, LingxiProvider, LoginDialog, logout, openLogin, Profile, Toaster, useMenu, useUser } from 'lingxi'
+import { Chat, LingxiProvider, LoginDialog, logout, openLogin, Profile, Toaster, useMenu, useSession } from 'lingxi'
 import './app.css'
 
 const api = document.querySelector<HTMLMetaElement>('meta[name=lingxi-api]')?.content ?? 'http://127.0.0.1:8787'
 
-/** The app's own header: the signed-in phone from useUser(), Lingxi's profile button beside it. */
+/**
+ * The app's own header: who is signed in from useSession() — also right after a reload, when the
+ * session is restored without a new login — and Lingxi's profile button beside it. The phone is
+ * masked (138****5678) unless the server lists this app's origin in TRUSTED_ORIGINS.
+ */
 function Header() {
-  const user = useUser()
+  const user = useSession()
   return (
     <header className="app-header">
       <h1>星图笔记</h1>

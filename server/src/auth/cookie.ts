@@ -73,12 +73,12 @@ export async function authenticateRequest(c: Context, deps: SessionDeps): Promis
 }
 
 /**
- * Opens a session's cookie for a browser caller and returns the token the answer's body carries.
- * Step 1 of ADR 0019: the browser still gets the bearer in the body, because the client in this
- * tree still sends it as `Authorization`; once the client calls with credentials only, this
- * returns '' for a browser and the token never reaches a page's scripts.
+ * Opens a session's cookie for a browser caller and returns the token the answer's body carries:
+ * '' for a browser, whose scripts never see the token (the client calls with credentials and the
+ * cookie), the token itself for a script or the CLI (no `Origin`), which sends it as a bearer.
  */
 export function issueSession(c: Context, token: string, ttlMs: number): string {
-  if (fromBrowser(c)) setSessionCookie(c, token, ttlMs)
-  return token
+  if (!fromBrowser(c)) return token
+  setSessionCookie(c, token, ttlMs)
+  return ''
 }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { AllowanceRegistry } from '../allowances/registry.js'
 import type { Db } from '../db/database.js'
 import type { Account } from '../db/schema.js'
+import { type PhoneViewSettings, phoneFor } from '../auth/phone-view.js'
 import { type Api, defineRoute } from '../http/api.js'
 import { WECHAT_EN_CODE } from '../wechat/login.js'
 import { userInfoBase } from './wire.js'
@@ -12,12 +13,25 @@ export function userInfoSchema(allowances: AllowanceRegistry) {
   return z.object({ ...identity, ...allowances.shape, permissionCodes })
 }
 
-export function registerUserRoutes(api: Api, allowances: AllowanceRegistry): void {
+/**
+ * `phoneView`: who sees the full phone number (auth/phone-view.ts); a partner page that is not
+ * trusted gets it masked, like in the login answers (docs/decisions/0019-session-cookie.md).
+ */
+export function registerUserRoutes(api: Api, allowances: AllowanceRegistry, phoneView: PhoneViewSettings): void {
   defineRoute(
     api,
     '/api/v1/user/info',
-    { tag: 'user', summary: 'The logged-in account', body: z.object({}), auth: true, response: userInfoSchema(allowances) },
-    async ({ auth }) => toUserInfo(api.db, allowances, auth.account)
+    {
+      tag: 'user',
+      summary: 'The logged-in account (the phone masked, 138****5678, for a partner page not in TRUSTED_ORIGINS)',
+      body: z.object({}),
+      auth: true,
+      response: userInfoSchema(allowances)
+    },
+    async ({ c, auth }) => {
+      const info = await toUserInfo(api.db, allowances, auth.account)
+      return { ...info, phone: phoneFor(c, phoneView, info.phone) }
+    }
   )
 }
 

@@ -193,10 +193,11 @@ export function registerWechatLogin(api: Api, config: Config): void {
     ],
     responses: {
       302: {
-        description: 'Logged in: back to the redirect path with ?login=<base64 of the JSON {accessToken, accountId, phone, needPhone}>',
+        description:
+          "Logged in (the session cookie is set): back to the redirect path with ?login=<base64 of the JSON {accessToken: '', accountId, phone, needPhone}>",
         headers: { Location: 'the redirect path with the login parameter' }
       },
-      200: { description: 'Logged in, in a popup: a page that stores the session, tells its opener and closes', contentType: 'text/html' },
+      200: { description: 'Logged in, in a popup (the session cookie is set): a page that tells its opener and closes', contentType: 'text/html' },
       400: {
         description:
           'Login failed (state mismatch or expired, declined, WeChat refused): an error page; the refusal envelope instead when WeChat login is not configured',
@@ -227,20 +228,13 @@ export function registerWechatLogin(api: Api, config: Config): void {
       if (error instanceof WechatOAuthError) return errorPage(c, error.message, row.redirect)
       throw error
     }
-    // The session's HttpOnly cookie on this origin (ADR 0019); the payload still carries the token for the client of this tree.
+    // The session is the HttpOnly cookie of this origin (ADR 0019): neither `?login=` nor the popup
+    // page carries the token, only who logged in (the page loads the rest with user/info).
     setSessionCookie(c, payload.accessToken)
-    const target = withLogin(row.redirect, encodePayload(payload))
+    const target = withLogin(row.redirect, encodePayload({ ...payload, accessToken: '' }))
     if (!row.popup) return c.redirect(target, 302)
-    const days = 365
-    const cookies = [
-      ['lingxi_token', payload.accessToken],
-      ['lingxi_account_id', payload.accountId],
-      ['lingxi_phone', payload.phone]
-    ]
-    // Stores the session like a redirect login would, tells the opener, and closes; without an opener it redirects.
-    const script = `(function(){var t=${JSON.stringify(target).replace(/</g, '\\u003c')};var c=${JSON.stringify(cookies).replace(/</g, '\\u003c')};
-var e=new Date(Date.now()+${days}*864e5).toUTCString();var s=location.protocol==='https:'?'; Secure':'';
-for(var i=0;i<c.length;i++){document.cookie=c[i][0]+'='+encodeURIComponent(c[i][1])+'; path=/; SameSite=Lax; expires='+e+s}
+    // Tells the opener (a page of this origin) and closes; without an opener it redirects.
+    const script = `(function(){var t=${JSON.stringify(target).replace(/</g, '\\u003c')};
 try{if(window.opener&&window.opener.location.origin===location.origin){window.opener.dispatchEvent(new CustomEvent('wx_login_success',{detail:{accountId:${JSON.stringify(payload.accountId)},needPhone:${payload.needPhone}}}));window.close();return}}catch(x){}
 location.replace(t)})()`
     return page(c, 200, '微信登录成功', '<h1>微信登录成功</h1><p>正在返回灵犀…</p>', script)

@@ -1,14 +1,13 @@
 import { notifyError } from '../../core/api'
 import { refreshUser } from '../../core/auth'
-import { getCookie } from '../../core/cookies'
-import { toast } from '../../core/emit'
+import { announce, toast } from '../../core/emit'
 import { deviceKind } from '../../core/format'
 import { MSG_LOGIN_OK } from '../../core/messages'
 import { loadPermissions } from '../../core/permissions'
 import { shared } from '../../core/shared'
-import { $bindPhone, $token, closeLogin, openLogin } from '../../core/stores'
+import { $bindPhone, $token, closeLogin, markSession, openLogin } from '../../core/stores'
 import { bindWechat, wechatAuthorizeUrl } from '../../core/wechat'
-import { COOKIE_TOKEN, EVENT_LOGIN, EVENT_WX_LOGIN } from '../../core/wire'
+import { EVENT_LOGIN, EVENT_WX_LOGIN } from '../../core/wire'
 import { MD } from '../use-media'
 
 // WeChat login and binding, started from the login dialog (微信登录) or a red packet (绑定微信):
@@ -33,27 +32,12 @@ if (typeof window !== 'undefined') {
 // What the next wx_login_success completes: a login or a bind (of the account already logged in).
 const wechatFlow = shared('ui.loginDialog.wechatFlow', () => ({ bind: false }))
 
-/**
- * The token cookie the popup wrote. A cookie written in another window can reach this one a
- * moment later (Chromium syncs them between processes): wait for it rather than ask without it.
- */
-async function popupToken(): Promise<string | null> {
-  for (let i = 0; i < 30; i++) {
-    const token = getCookie(COOKIE_TOKEN)
-    if (token) return token
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return null
-}
-
 /** After a popup WeChat login: the user, 登录成功！, and the phone binding when the account has none. */
 async function afterWechatLogin(event: Event): Promise<void> {
   const detail = (event as CustomEvent).detail as { needPhone?: unknown; accountId?: unknown; phone?: unknown } | null | undefined
-  const token = await popupToken()
-  if (!token) return toast('微信登录没有完成，请重试', 'warning')
-  if ($token.get() !== token) {
-    // The page-wide handler looked too early: take the session over now.
-    $token.set(token)
+  if (!$token.get()) {
+    // The page-wide handler has not run (another bundle's listeners): the popup set the session cookie.
+    markSession()
     closeLogin()
     loadPermissions().catch(notifyError)
   }
@@ -65,7 +49,7 @@ async function afterWechatLogin(event: Event): Promise<void> {
   refreshUser().then(
     (user) => {
       toast(MSG_LOGIN_OK, 'success')
-      window.dispatchEvent(new CustomEvent(EVENT_LOGIN, { detail: { accountId: user.accountId, phone: user.phone } }))
+      announce(EVENT_LOGIN, { accountId: user.accountId, phone: user.phone })
       if (detail?.needPhone === true || !user.phone) {
         $bindPhone.set(true)
         openLogin('modify-phone')
@@ -76,7 +60,7 @@ async function afterWechatLogin(event: Event): Promise<void> {
 }
 
 /**
- * 微信登录: WeChat's QR login in a popup on desktop (its answer page stores the session, fires
+ * 微信登录: WeChat's QR login in a popup on desktop (its answer page gets the session cookie, fires
  * wx_login_success here and closes), the whole page on phones or when popups are blocked (the
  * answer comes back as `?login=` on this page).
  */

@@ -7,6 +7,8 @@ export interface Call {
   path: string
   query: URLSearchParams
   authorization: string | undefined
+  /** The `X-Lingxi-Request` header, the CSRF guard of a cookie session (ADR 0019). */
+  csrf: string | undefined
   body: unknown
 }
 
@@ -36,7 +38,8 @@ export async function startApi(routes: Record<string, Handler> = {}) {
   const calls: Call[] = []
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('Access-Control-Allow-Origin', req.headers.origin ?? '*')
-    res.setHeader('Access-Control-Allow-Headers', 'authorization, content-type, accept')
+    res.setHeader('Access-Control-Allow-Headers', 'authorization, content-type, accept, x-lingxi-request, last-event-id')
+    res.setHeader('Access-Control-Allow-Credentials', 'true')
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
     if (req.method === 'OPTIONS') {
       res.statusCode = 204
@@ -53,7 +56,14 @@ export async function startApi(routes: Record<string, Handler> = {}) {
     } catch {
       body = text
     }
-    const call: Call = { method: req.method ?? '', path: url.pathname, query: url.searchParams, authorization: req.headers.authorization, body }
+    const call: Call = {
+      method: req.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      authorization: req.headers.authorization,
+      csrf: req.headers['x-lingxi-request'] as string | undefined,
+      body
+    }
     calls.push(call)
     const handler = routes[url.pathname]
     const reply: Reply = handler ? await handler(call) : fail(40400001, `no route ${url.pathname}`, 404)

@@ -11,6 +11,7 @@ import type { Kv } from '../../kv/kv.js'
 import { deleteStoredFile, ownFile } from '../../storage/images.js'
 import { normaliseCardCode, redeemCard } from './cards.js'
 import { toUserInfo, userInfoSchema } from '../../user/routes.js'
+import { type PhoneViewSettings, phoneFor } from '../../auth/phone-view.js'
 
 /** Wrong card codes an account may enter per hour before redeeming is paused. */
 export const CARD_FAILURES_PER_HOUR = 10
@@ -26,7 +27,11 @@ const nickName = z
   .refine((v) => !/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(v), '昵称不能包含控制字符')
 
 /** The user center: balance log, recharge log, recharge cards, profile. */
-export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: AllowanceRegistry; moderator?: Moderator }): void {
+export function registerUserCenter(
+  api: Api,
+  /** phoneView: who sees the full phone in the answers (auth/phone-view.ts); a partner page gets it masked. */
+  deps: { kv: Kv; allowances: AllowanceRegistry; moderator?: Moderator; phoneView?: PhoneViewSettings }
+): void {
   const { db, storage } = api
   const { allowances } = deps
   // The allowance fields are the registry's kinds: tokens, mjCount, sunoCount today (API.md).
@@ -126,8 +131,9 @@ export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: Allowan
       }),
       response: userInfo
     },
-    async ({ auth, body }) => {
+    async ({ c, auth, body }) => {
       const accountId = auth.account.id
+      const shown = <T extends { phone: string }>(info: T): T => (deps.phoneView ? { ...info, phone: phoneFor(c, deps.phoneView, info.phone) } : info)
       const changes: { nickName?: string; avatarUrl?: string } = {}
       if (body.nickName !== undefined && body.nickName !== auth.account.nickName) {
         await assertTexts(deps.moderator ?? NO_MODERATION, accountId, [{ kind: 'name', text: body.nickName, source: 'user.nickname', what: '昵称' }])
@@ -143,7 +149,7 @@ export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: Allowan
         }
         previous = auth.account.avatarUrl
       }
-      if (Object.keys(changes).length === 0) return toUserInfo(db, allowances, auth.account)
+      if (Object.keys(changes).length === 0) return shown(await toUserInfo(db, allowances, auth.account))
       const [row] = await db
         .update(accounts)
         .set({ ...changes, updatedAt: new Date(api.now()) })
@@ -157,7 +163,7 @@ export function registerUserCenter(api: Api, deps: { kv: Kv; allowances: Allowan
         const old = await ownFile(db, storage, previous, accountId)
         if (old && old.source === 'avatar' && old.key !== storage.keyOf(row.avatarUrl)) await deleteStoredFile({ db, storage }, old).catch(() => {})
       }
-      return toUserInfo(db, allowances, row)
+      return shown(await toUserInfo(db, allowances, row))
     }
   )
 }

@@ -8,5 +8,7 @@ export const userCenter = defineModule({
   permissionCodes: [],
   // Recharge cards credit whatever kinds they grant.
   allowanceKinds: 'all',
-  create: (deps) => ({ routes: (api) => registerUserCenter(api, { kv: deps.kv, allowances: deps.allowances, moderator: moderatorFor(deps) }) })
+  create: (deps) => ({
+    routes: (api) => registerUserCenter(api, { kv: deps.kv, allowances: deps.allowances, moderator: moderatorFor(deps), phoneView: deps.config })
+  })
 })
