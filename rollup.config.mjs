@@ -174,7 +174,7 @@ const plugins = (extra = {}) => [
   resolve({ browser: true, dedupe: ['preact'], extensions: ['.mjs', '.js', '.ts', '.tsx', '.json'] }),
   replace({
     preventAssignment: true,
-    // __LINGXI_MENU__: what the tools' manifests tell the shared menu (src/core/permissions.ts).
+    // __LINGXI_MENU__: what the tools' manifests tell the shared menu (src/core/menu.ts).
     values: {
       'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development'),
       __LINGXI_MENU__: menuDefine,

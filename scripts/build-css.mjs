@@ -33,9 +33,23 @@ const isSource = (file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\.tsx?$/.test(
  * host page shows at once (its rules in the entry cost less than a second request).
  */
 const deferred = {
-  chat: ['src/widgets/chat/settings.tsx', 'src/ui/dialog.tsx', 'src/ui/login/login-dialog.tsx', 'src/widgets/chat/share/dialog.tsx'],
+  chat: [
+    'src/widgets/chat/settings.tsx',
+    'src/ui/dialog.tsx',
+    'src/ui/login/login-dialog.tsx',
+    'src/widgets/chat/share/dialog.tsx',
+    // Attachments (issue 20): the composer's tray and the history's thumbnails, on first use.
+    'src/widgets/chat/attach/tray.tsx',
+    'src/widgets/chat/attach/history.tsx',
+    // The search results, the message editor and version switcher, the prompt menu, the exports.
+    'src/widgets/chat/search/panel.tsx',
+    'src/widgets/chat/edit/',
+    'src/widgets/chat/prompts/',
+    'src/widgets/chat/export/'
+  ],
   // The host's entry page (/): no other route needs its rules (src/host/rest-css.ts brings them).
-  app: ['src/host/screens/entry.tsx', 'src/host/screens/share.tsx'],
+  // Every lazily loaded screen of the host and its notices (each imports src/host/rest-css.ts).
+  app: ['src/host/screens/entry.tsx', 'src/host/screens/share.tsx', 'src/host/screens/tool.tsx', 'src/host/screens/not-found.tsx', 'src/host/notice-views.tsx'],
   // The header button shows alone; its menu, panel and theme control load when first used
   // (src/widgets/profile/profile.tsx, through deferred.ts).
   profile: ['src/widgets/profile/account-menu.tsx', 'src/widgets/profile/panel.tsx', 'src/widgets/profile/theme-picker.tsx']
@@ -43,7 +57,10 @@ const deferred = {
 
 /** The files of src/ that an entry's module graph reaches (static and dynamic imports), not through `skip`. */
 async function graph(entry, skip = []) {
-  const skipped = new Set(skip.map((file) => join(root, file).replace(/\.tsx?$/, '')))
+  const skipped = new Set(skip.filter((file) => !file.endsWith('/')).map((file) => join(root, file).replace(/\.tsx?$/, '')))
+  // A folder (`…/attach/`): every import into it from outside it is deferred.
+  const folders = skip.filter((file) => file.endsWith('/')).map((folder) => join(root, folder))
+  const deferredImport = (from, path) => skipped.has(path) || folders.some((folder) => `${path}/`.startsWith(folder) && !from.startsWith(folder))
   const result = await build({
     entryPoints: [join(root, entry)],
     bundle: true,
@@ -63,7 +80,9 @@ async function graph(entry, skip = []) {
         name: 'generated',
         setup(b) {
           b.onResolve({ filter: /styles\/generated\// }, (a) => ({ path: a.path, external: true }))
-          b.onResolve({ filter: /^\./ }, (a) => (skipped.has(join(a.resolveDir, a.path).replace(/\.tsx?$/, '')) ? { path: a.path, external: true } : undefined))
+          b.onResolve({ filter: /^\./ }, (a) =>
+            deferredImport(`${a.resolveDir}/`, join(a.resolveDir, a.path).replace(/\.tsx?$/, '')) ? { path: a.path, external: true } : undefined
+          )
         }
       }
     ]
@@ -81,7 +100,7 @@ function walk(dir) {
   })
 }
 
-const LAYER_ORDER = '@layer properties,theme,base,components,utilities;'
+const LAYER_ORDER = '@layer properties,theme,base,components,utilities,lx-after;'
 
 /** `css` without the top-level `@layer <name>{…}` blocks named (minified input). */
 function dropLayers(css, names) {
@@ -150,7 +169,7 @@ async function sheet(files, { base = true, utilities = true } = {}) {
   let { code } = optimize(compiler.build(utilities ? candidates : []), { minify: true })
   code = remToPx(code)
   // The licence notice ships once, in the base sheet every page gets.
-  if (!base) code = dropLayers(code, ['base', 'components']).replace(/^\/\*![^*]*\*\/\s*/, '')
+  if (!base) code = dropLayers(code, ['base', 'components', 'lx-after']).replace(/^\/\*![^*]*\*\/\s*/, '')
   // Split sheets must agree on the layer order, or a layer first met in the element's sheet
   // (`properties`, Tailwind's defaults for --tw-* variables) would rank above `utilities`
   // declared by the base sheet and reset every translate, shadow and ring.

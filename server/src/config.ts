@@ -186,7 +186,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       firstByteTimeoutMs: e.CHAT_TIMEOUT_MS,
       idleTimeoutMs: e.CHAT_IDLE_TIMEOUT_MS,
-      demoDelayMs: e.CHAT_DEMO_DELAY_MS
+      demoDelayMs: e.CHAT_DEMO_DELAY_MS,
+      titleModel: e.CHAT_TITLE_MODEL || undefined
     },
     chatLeaseMs: e.CHAT_LEASE_MS,
     nodeId: e.NODE_ID || `${hostname()}:${e.PORT}`,

@@ -88,9 +88,11 @@ describe('chat config', () => {
         upstreamModel: 'gpt-4o-mini',
         contextLength: 128000,
         price: { input: 0.5, output: 2 },
-        description: ''
+        description: '',
+        // Known by its upstream name to take images (models.ts looksVisual).
+        vision: true
       },
-      { id: 'deepseek-chat', name: 'deepseek-chat', provider: 'openai', contextLength: 16384, price: { input: 1, output: 1 }, description: '' }
+      { id: 'deepseek-chat', name: 'deepseek-chat', provider: 'openai', contextLength: 16384, price: { input: 1, output: 1 }, description: '', vision: false }
     ])
     expect(config).toMatchObject({ defaultModel: 'mini', defaultTemperature: 1, contextEnabled: false, banner: 'kept' })
   })

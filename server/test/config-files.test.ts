@@ -22,7 +22,8 @@ describe('config files', () => {
     expect(system.permissionCodes.AI_TOOLS_CHAT).toEqual({ icon: 'chat', path: '/chat', permissionName: 'AI对话' })
     expect(system.permissionCodes.AI_TOOLS_SD).toEqual({ icon: 'painting', path: '/sd', permissionName: 'SD绘画' })
     expect(system.permissionCodes.AI_TOOLS_ORDER_PLATFORM_QUALITY).toEqual({ icon: 'quality', path: '/miracleOrders', permissionName: '优质接单平台' })
-    expect(Object.keys(system.permissionCodes)).toHaveLength(10)
+    // The ten tools and the operator console (ADMIN, /admin).
+    expect(Object.keys(system.permissionCodes)).toHaveLength(11)
     expect(system.pathMap.production['/mjHelper']).toBe('AI_TOOLS_PAINTING')
   })
 
@@ -36,7 +37,9 @@ describe('config files', () => {
           provider: 'demo',
           contextLength: 8192,
           price: { input: 1, output: 1 },
-          description: expect.stringContaining('离线演示模型')
+          description: expect.stringContaining('离线演示模型'),
+          // The demo model takes images (it describes them), so attachments work offline.
+          vision: true
         }
       ],
       defaultModel: 'lingxi-demo',
@@ -83,7 +86,7 @@ describe('config files', () => {
     const chat = JSON.parse((await get('/config/chatConfig.json')).text)
     expect(chat).toMatchObject({ defaultModel: 'mine', defaultTemperature: 0.3, contextEnabled: true })
     expect(chat.models).toEqual([
-      { id: 'mine', name: '我的演示', provider: 'demo', contextLength: 4096, price: { input: 1, output: 1 }, description: expect.any(String) }
+      { id: 'mine', name: '我的演示', provider: 'demo', contextLength: 4096, price: { input: 1, output: 1 }, description: expect.any(String), vision: true }
     ])
     // The other files keep their defaults.
     expect(JSON.parse((await get('/config/system.json')).text).siteName).toBe('灵犀')

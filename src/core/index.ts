@@ -17,10 +17,12 @@
 export { $config, configure, type Config } from './config'
 
 /**
- * The session: `$token` and `$user` (null when logged out), the login dialog's state, and the
- * actions. `startSession` is the one call at boot (the components make it themselves).
+ * The session: `$token` (in a browser an opaque marker, never the token: the session is the API's
+ * HttpOnly cookie) and `$user` (null when logged out), `$session` / `currentSession()` (who is
+ * logged in, as this page may read it), the login dialog's state, and the actions. `startSession`
+ * is the one call at boot (the components make it themselves).
  */
-export { $loginOpen, $token, $user, type LoginDialogMode } from './stores'
+export { $loginOpen, $session, $token, $user, currentSession, type LoginDialogMode, type SessionInfo } from './stores'
 export {
   closeLogin,
   login,
@@ -40,7 +42,8 @@ export {
  * paths it opens, and single permission codes.
  */
 export { $permissionTree, $systemConfig } from './stores'
-export { $allowedPaths, $menu, hasPermission, isPathAllowed, loadPermissions, loadSystemConfig } from './permissions'
+export { $allowedPaths, $menu, isPathAllowed } from './menu'
+export { hasPermission, loadPermissions, loadSystemConfig } from './permissions'
 
 /**
  * Events: toasts and confirmations (any script may raise them; `<lingxi-toaster>` or the

@@ -1,7 +1,7 @@
 import { useStore } from '@nanostores/react'
 import { computed } from 'nanostores'
 import { lazy, Suspense, useEffect, useRef, useState } from 'react'
-import { $menu, activeMenuCode, guardRedirect } from '../core/permissions'
+import { $menu, activeMenuCode, guardRedirect } from '../core/menu'
 import { $loginOpen, $permissionTree, $systemConfig, $token, $user, openLogin } from '../core/stores'
 import { EVENT_NAVIGATE } from '../core/wire'
 import type { ElementProps } from '../ui/define'
@@ -17,6 +17,7 @@ import { matchRoute, type RouteInfo } from './routes'
 const EntryScreen = lazy(() => import('./screens/entry'))
 const ToolScreen = lazy(() => import('./screens/tool'))
 const NotFoundScreen = lazy(() => import('./screens/not-found'))
+const ShareScreen = lazy(() => import('./screens/share'))
 const Notices = lazy(() => import('./notice-views'))
 
 /** Calls `load` once; later calls get the same promise. */
@@ -130,7 +131,7 @@ export function App(_: ElementProps) {
     if (!route) return navigate('/chat', true)
     // a visitor on a tool only signed-in people have (the order platforms): the tool shows, with why and a login
     if (!token && config && route.code && guardRedirect(pathname, menu, config)) return setRefused({ title: route.title, to: pathname, signedIn: false })
-    if (!token || !tree || !config || route.kind === 'notFound') return
+    if (!token || !tree || !config || route.kind === 'notFound' || route.kind === 'share') return
     const to = guardRedirect(pathname, menu, config)
     if (!to) return
     // the entry page sends a signed-in person to their first tool: nothing was refused there
@@ -297,6 +298,7 @@ function Screen({ route, pathname, search }: { route: RouteInfo | null; pathname
   if (!route) return <Spinner />
   if (route.kind === 'entry') return <EntryScreen />
   if (route.kind === 'notFound') return <NotFoundScreen />
+  if (route.kind === 'share') return <ShareScreen pathname={pathname} />
   const ToolPage = route.tool && screens.get(route.tool)?.Page
   return ToolPage ? <ToolPage route={route} pathname={pathname} search={search} /> : <ToolScreen route={route} />
 }

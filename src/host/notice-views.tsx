@@ -1,5 +1,6 @@
 import { openLogin } from '../core/stores'
 import type { Refused } from './notice'
+import './rest-css'
 
 // The notices themselves load only when one shows (most pages never need them).
 

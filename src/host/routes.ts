@@ -3,7 +3,7 @@ import { tools } from '../widgets/tools'
 
 /** A route of the site: a tool's (from its manifest, src/widgets/<tool>/tool.ts) or the host's own. */
 export interface RouteInfo extends ToolRoute {
-  kind: 'entry' | 'tool' | 'notFound'
+  kind: 'entry' | 'tool' | 'notFound' | 'share'
   /** The tool it shows. */
   tool?: Tool
 }
@@ -13,6 +13,8 @@ export function hostRoutes(list: readonly Tool[]): RouteInfo[] {
   return [
     { path: '/', title: '灵犀 AI 工具箱', icon: 'home', blurb: '', kind: 'entry' },
     ...list.flatMap((tool) => (tool.routes ?? []).map((route): RouteInfo => ({ ...route, kind: 'tool', tool }))),
+    // a shared chat topic, for anyone (screens/share.tsx)
+    { path: '/share', title: '对话分享', icon: 'chat', blurb: '', kind: 'share', params: 1 },
     { path: '/404', title: '页面不存在', icon: 'spark', blurb: '', kind: 'notFound' }
   ]
 }

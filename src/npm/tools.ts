@@ -12,6 +12,7 @@ import { UserCenter as UserCenterComponent } from '../widgets/user-center'
 import { Music as MusicComponent } from '../widgets/music'
 import { HotNews as HotNewsComponent } from '../widgets/hot-news'
 import { Orders as OrdersComponent } from '../widgets/orders'
+import { Admin as AdminComponent } from '../widgets/admin'
 
 export * from '../widgets/login'
 export * from '../widgets/profile'
@@ -24,6 +25,7 @@ export * from '../widgets/user-center'
 export * from '../widgets/music'
 export * from '../widgets/hot-news'
 export * from '../widgets/orders'
+export * from '../widgets/admin'
 
 /** Phone-number login: the dialog every Lingxi widget opens, plus an optional button. */
 export const Login = withShadow(LoginComponent, 'login')
@@ -60,3 +62,6 @@ export const HotNews = withShadow(HotNewsComponent, 'hot-news')
 
 /** Order platforms (接单平台 / 优质接单平台): paid content tasks published by the operator. Browse activities (filters: platform, status, keyword) with their reward, places left and time window; open a session, take an order, write the content (AI 起草 streams a draft from the brief), post it, submit the link with 1–6 screenshots; once the operator approves, 领取红包 opens a WeChat red packet with the reward. */
 export const Orders = withShadow(OrdersComponent, 'orders')
+
+/** The operator console (needs the ADMIN permission): 用户 (search, allowances and logs, adjust with a reason, disable/enable, permissions), 充值卡 (batches, CSV, void), 套餐 (recharge packages, on/off sale), 订单 (filters, CSV, refunds) and 审计日志. Logged out, a login prompt. */
+export const Admin = withShadow(AdminComponent, 'admin')

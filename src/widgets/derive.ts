@@ -1,4 +1,4 @@
-import type { MenuRules } from '../core/permissions'
+import type { MenuRules } from '../core/menu'
 import type { Tool, ToolRoute } from './manifest'
 
 // What the rest of Lingxi derives from the list of tools (tools.ts). Pure functions of the list:

@@ -12,7 +12,8 @@ import { type LingxiServer, startServer } from './server'
 let server: LingxiServer
 
 test.beforeAll(async () => {
-  server = await startServer({ DEFAULT_PERMISSIONS: ALL_TOOLS })
+  // The accounts signed in below (1390013900{1..4}) are operators too: /admin opens for them.
+  server = await startServer({ DEFAULT_PERMISSIONS: ALL_TOOLS, ADMIN_PHONES: '13900139001,13900139002,13900139003,13900139004' })
 })
 test.afterAll(async () => {
   await server?.stop()
@@ -45,6 +46,14 @@ const paths = [
   '/orders/ordersDetail/1/1',
   '/miracleOrders',
   '/miracleOrders/ordersDetail/1/1',
+  // the operator console's tabs (issue 17)
+  '/admin?tab=users',
+  '/admin?tab=cards',
+  '/admin?tab=packages',
+  '/admin?tab=orders',
+  '/admin?tab=audit',
+  // a share link that does not exist (issue 20; the page with a topic is checked below)
+  '/share/AAAAAAAAAAAAAAAAAAAAAAAA',
   '/404'
 ]
 
@@ -200,6 +209,21 @@ for (const [s, size] of sizes.entries())
         await check(page, at('chat topic actions'), found)
         await page.keyboard.press('Escape')
 
+        // a topic's export and share dialog with a link, and the share page it leads to (issue 20)
+        if (size.phone) {
+          await page.getByRole('button', { name: '话题列表' }).first().click()
+          await expect(page.getByRole('dialog', { name: '话题列表' })).toBeVisible()
+        }
+        await page.getByTestId('topic-item').first().getByRole('button', { name: '导出与分享' }).click()
+        const share = page.getByRole('dialog', { name: '导出与分享' })
+        await share.getByRole('button', { name: '创建分享链接' }).click()
+        await expect(share.getByTestId('share-link')).toHaveCount(1)
+        await check(page, at('export and share dialog'), found)
+        await page.goto(await share.getByTestId('share-link').getByRole('textbox').inputValue())
+        await settled(page)
+        await expect(page.getByTestId('shared-message')).toHaveCount(2)
+        await check(page, at('shared topic page'), found)
+
         // the account menu and the profile panel
         await page.goto(`${server.url}/`)
         await settled(page)
@@ -211,12 +235,16 @@ for (const [s, size] of sizes.entries())
         await check(page, at('profile panel'), found)
         await page.keyboard.press('Escape')
 
-        // hot news' source picker
+        // hot news' source manager, and on phones the header's source picker
         await page.goto(`${server.url}/hotNew`)
         await settled(page)
-        const sources = page.getByRole('button', { name: /热榜来源|来源/ }).first()
-        if (await sources.isVisible()) {
-          await sources.click()
+        await page.getByRole('button', { name: '管理来源' }).click()
+        await expect(page.getByRole('dialog', { name: '管理来源' })).toBeVisible()
+        await check(page, at('hot news source manager'), found)
+        await page.keyboard.press('Escape')
+        const picker = page.getByRole('banner').getByRole('button', { name: '热榜来源' })
+        if (await picker.isVisible()) {
+          await picker.click()
           await expect(page.getByRole('dialog', { name: '热榜来源' })).toBeVisible()
           await check(page, at('hot news sources'), found)
           await page.keyboard.press('Escape')

@@ -1,18 +1,7 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from 'vitest'
-import {
-  $allowedPaths,
-  $menu,
-  activeMenuCode,
-  allowedPaths,
-  buildMenu,
-  defaultMenu,
-  firstLeafPath,
-  grantedCodes,
-  guardRedirect,
-  hasPermission,
-  isPathAllowed
-} from '../../src/core/permissions'
+import { $allowedPaths, $menu, activeMenuCode, allowedPaths, buildMenu, defaultMenu, firstLeafPath, guardRedirect, isPathAllowed } from '../../src/core/menu'
+import { grantedCodes, hasPermission } from '../../src/core/permissions'
 import { $permissionTree, $systemConfig, $token, $user } from '../../src/core/stores'
 import { PREMISSION_MENUS_KEY } from '../../src/core/wire'
 import type { PermissionNode } from '../../src/core/types'

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { menuDefine } from '../../scripts/tools.mjs'
 import type * as Core from '../../src/core'
 import type { installGlobalListeners } from '../../src/core/events'
-import type { buildMenu } from '../../src/core/permissions'
+import type { buildMenu } from '../../src/core/menu'
 import { fullTree, node, systemConfig, user } from './helpers/fixtures'
 
 /** The public core, plus two internals every bundle carries. */
@@ -31,7 +31,7 @@ async function bundle(name: string, plugins: Plugin[] = []): Promise<string> {
     stdin: {
       contents: `import * as core from './src/core/index.ts'
 import { installGlobalListeners } from './src/core/events.ts'
-import { buildMenu } from './src/core/permissions.ts'
+import { buildMenu } from './src/core/menu.ts'
 globalThis[${JSON.stringify(name)}] = { ...core, installGlobalListeners, buildMenu }`,
       resolveDir: root,
       loader: 'ts'

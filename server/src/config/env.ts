@@ -177,6 +177,7 @@ export const envSchema = z.object({
     `CHAT_IDLE_TIMEOUT_MS must be between 1 and ${MAX_IDLE_TIMEOUT_MS}`
   ),
   CHAT_DEMO_DELAY_MS: count('CHAT_DEMO_DELAY_MS', 25),
+  CHAT_TITLE_MODEL: z.string().trim().max(100).optional(),
   CHAT_LEASE_MS: count('CHAT_LEASE_MS', 15_000).refine((ms) => ms >= 300, 'CHAT_LEASE_MS must be at least 300'),
   NODE_ID: z.string().trim().max(200).optional(),
   MJ_PROXY_URL: optionalUrl('MJ_PROXY_URL', ['http:', 'https:']),

@@ -144,6 +144,8 @@ export interface ChatSettings {
   idleTimeoutMs: number
   /** Pause between chunks of the offline demo model. */
   demoDelayMs: number
+  /** The model (an id of the model list) that names new topics; none: the first question names them (modules/chat/titles.ts). */
+  titleModel?: string | undefined
 }
 
 /**

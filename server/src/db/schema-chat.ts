@@ -77,11 +77,23 @@ export const chatTopics = pgTable(
     model: text('model').notNull(),
     temperature: doublePrecision('temperature').notNull(),
     contextEnabled: smallint('context_enabled').notNull().default(1),
+    /**
+     * 'auto': the first exchange names the topic (modules/chat/titles.ts; `titled_at` set once it
+     * did); 'user': the name stays (set by the user, at creation, or a tool's topic).
+     */
+    titleSource: text('title_source').notNull().default('user'),
+    titledAt: timestamp('titled_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The newest message of the branch shown (modules/chat/branches.ts); null or gone: the topic's
+     * newest message, which keeps every topic made before branches one linear branch.
+     */
+    leafId: text('leaf_id'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull()
   },
   (t) => [
     index('chat_topics_account_idx').on(t.accountId, t.topFlag, t.updatedAt),
+    check('chat_topics_title_source_check', sql`${t.titleSource} in ('auto', 'user')`),
     check('chat_topics_top_flag_check', sql`${t.topFlag} in (0, 1)`),
     check('chat_topics_context_check', sql`${t.contextEnabled} in (0, 1)`)
   ]
@@ -107,6 +119,11 @@ export const chatMessages = pgTable(
     requestId: text('request_id'),
     /** Assistant replies: the user message they answer. */
     parentId: text('parent_id'),
+    /**
+     * The message before this one on its branch (the topic's id: the first message). Null: the
+     * message before it by seq (every row made before branches, and rows of code that knows none).
+     */
+    prevId: text('prev_id'),
     model: text('model'),
     errorCode: integer('error_code'),
     errorMessage: text('error_message'),
@@ -130,6 +147,8 @@ export const chatMessages = pgTable(
   },
   (t) => [
     index('chat_messages_topic_idx').on(t.topicId, t.seq),
+    // Search (modules/chat/search.ts) reads an account's messages newest first.
+    index('chat_messages_account_idx').on(t.accountId, t.seq),
     uniqueIndex('chat_messages_request_unique').on(t.accountId, t.requestId),
     index('chat_messages_streaming_idx').on(t.status).where(sql`${t.status} = 'streaming'`),
     check('chat_messages_role_check', sql`${t.role} in ('user', 'assistant', 'system')`),

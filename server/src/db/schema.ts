@@ -2,8 +2,12 @@
 // import each other (accounts first), never this barrel, so types flow one way.
 export * from './schema-accounts.js'
 export * from './schema-chat.js'
+export * from './schema-chat-shares.js'
+export * from './schema-chat-attachments.js'
+export * from './schema-chat-prompts.js'
 export * from './schema-storage.js'
 export * from './schema-painting.js'
+export * from './schema-gallery-likes.js'
 export * from './schema-tools.js'
 export * from './schema-media.js'
 export * from './schema-orders.js'

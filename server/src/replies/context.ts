@@ -1,5 +1,5 @@
 import type { ModelEntry } from './models.js'
-import type { ChatTurn } from './providers/provider.js'
+import type { ChatTurn, TurnFile } from './providers/provider.js'
 
 type Tokenizer = { countTokens(text: string): number }
 let tokenizer: Tokenizer | undefined
@@ -23,6 +23,27 @@ export const TOKENS_PER_REPLY = 3
 /** Room kept for the answer: the model's max_tokens, else a quarter of the context, at most 2048. */
 export function answerReserve(model: Pick<ModelEntry, 'contextLength' | 'maxTokens'>): number {
   return model.maxTokens ?? Math.min(2048, Math.floor(model.contextLength / 4))
+}
+
+/** Images go upstream within this many pixels a side (modules/chat/attachments.ts). */
+export const VISION_SIDE = 2048
+
+/**
+ * Prompt tokens of an image as OpenAI counts one in high detail: fit in 2048², the short side
+ * scaled to 768, then 170 per 512-px tile plus 85. Other upstreams count less or about as much;
+ * their own usage, when they report it, is what is charged.
+ */
+export function imageTokens(width: number, height: number): number {
+  if (!(width > 0 && height > 0)) return 85
+  let w = width
+  let h = height
+  const fit = Math.min(1, VISION_SIDE / Math.max(w, h))
+  w *= fit
+  h *= fit
+  const short = Math.min(1, 768 / Math.min(w, h))
+  w *= short
+  h *= short
+  return 85 + 170 * Math.ceil(w / 512) * Math.ceil(h / 512)
 }
 
 export interface HistoryTurn extends ChatTurn {
@@ -49,10 +70,12 @@ export async function buildContext(input: {
   /** Oldest first. */
   history: HistoryTurn[]
   message: string
+  /** The message's attachments: documents' text is already in `message`; images and their tokens here. */
+  attachments?: { images: string[]; files: TurnFile[]; imageTokens: number }
 }): Promise<BuiltContext | undefined> {
   const budget = input.model.contextLength - answerReserve(input.model)
   const { countTokens: count } = await loadTokenizer()
-  let used = TOKENS_PER_REPLY + TOKENS_PER_MESSAGE + count(input.message)
+  let used = TOKENS_PER_REPLY + TOKENS_PER_MESSAGE + count(input.message) + (input.attachments?.imageTokens ?? 0)
   const head: ChatTurn[] = []
   if (input.systemPrompt) {
     used += TOKENS_PER_MESSAGE + count(input.systemPrompt)
@@ -69,8 +92,13 @@ export async function buildContext(input: {
     kept.push({ role: turn.role, content: turn.content })
   }
   return {
-    messages: [...head, ...kept.reverse(), { role: 'user', content: input.message }],
+    messages: [...head, ...kept.reverse(), { role: 'user', content: input.message, ...attached(input.attachments) }],
     promptTokens: used,
     dropped: i + 1
   }
+}
+
+function attached(attachments: { images: string[]; files: TurnFile[] } | undefined): Pick<ChatTurn, 'images' | 'files'> {
+  if (!attachments || attachments.files.length === 0) return {}
+  return { ...(attachments.images.length > 0 ? { images: attachments.images } : {}), files: attachments.files }
 }

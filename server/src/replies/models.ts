@@ -14,8 +14,18 @@ const DEMO_MODEL: ModelEntry = {
   provider: 'demo',
   contextLength: 8192,
   price: { input: 1, output: 1 },
-  description: '离线演示模型：不连接任何 AI 服务，用固定格式的回复演示流式输出和 Markdown 渲染。'
+  description: '离线演示模型：不连接任何 AI 服务，用固定格式的回复演示流式输出和 Markdown 渲染。',
+  // It "sees" an image by its size, so attachments work end to end offline.
+  vision: true
 }
+
+/**
+ * Models known to accept images, for entries that do not say (`vision` in chatConfig.json wins):
+ * GPT-4o/4.1/5 and o-series, Qwen-VL/Omni, GLM-4V, Claude 3+, Gemini, Llava, InternVL, MiniCPM-V, Pixtral…
+ */
+const VISION_NAMES =
+  /gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|\bo[134](?:-|$)|vision|[-_.]vl\b|-vl-|qwen-?vl|qvq|omni|glm-4v|glm-4\.[15]v|claude-(?:3|sonnet|opus|haiku)|gemini|llava|internvl|minicpm-v|pixtral|step-1v|yi-vision|doubao.*vision/i
+export const looksVisual = (name: string) => VISION_NAMES.test(name)
 
 /** Defaults of a model that appears only in OPENAI_MODELS. */
 const OPENAI_DEFAULTS = { contextLength: 16384, price: { input: 1, output: 1 } }
@@ -28,7 +38,9 @@ const modelSchema = z.object({
   contextLength: z.number().int().min(512).max(10_000_000).optional(),
   price: z.object({ input: z.number().min(0), output: z.number().min(0) }).optional(),
   description: z.string().max(500).optional(),
-  maxTokens: z.number().int().min(1).optional()
+  maxTokens: z.number().int().min(1).optional(),
+  /** Accepts images; unset: guessed from the model's name (looksVisual). */
+  vision: z.boolean().optional()
 })
 
 const fileSchema = z.looseObject({
@@ -48,7 +60,8 @@ function normalise(entry: z.infer<typeof modelSchema>): ModelEntry {
     contextLength: entry.contextLength ?? base.contextLength,
     price: entry.price ?? base.price,
     description: entry.description ?? base.description,
-    ...(entry.maxTokens ? { maxTokens: entry.maxTokens } : {})
+    ...(entry.maxTokens ? { maxTokens: entry.maxTokens } : {}),
+    vision: entry.vision ?? (entry.provider === 'demo' ? true : looksVisual(entry.upstreamModel ?? entry.id))
   }
 }
 

@@ -8,6 +8,20 @@ import { countTokens } from './context.js'
 import type { ModelEntry } from './models.js'
 import { type FinalStatus, STOPPED } from './wire.js'
 
+/** Runs after a reply is saved and charged, before its final event (chat's topic titles: modules/chat/titles.ts). */
+export type SettledHook = (row: ChatMessage) => Promise<void>
+const settledHooks = new WeakMap<Db, Map<string, SettledHook>>()
+
+/**
+ * Sets the hook named `name` for the replies settled on `db` (an app made later on the same
+ * database replaces it); a hook's failure is logged and never touches the reply.
+ */
+export function onReplySettled(db: Db, name: string, hook: SettledHook): void {
+  const hooks = settledHooks.get(db) ?? new Map<string, SettledHook>()
+  hooks.set(name, hook)
+  settledHooks.set(db, hooks)
+}
+
 /** How a generation ended, as the runtime saw it. */
 export interface ReplyEnd {
   status: FinalStatus
@@ -74,6 +88,9 @@ export async function settleReply(
       reason: status === 'complete' ? `对话：${job.model.name}` : `对话（已停止）：${job.model.name}`,
       at
     })
+    for (const hook of row ? (settledHooks.get(db)?.values() ?? []) : []) {
+      await hook(row!).catch((error: unknown) => logger.error('a settled-reply hook failed', { error, replyId: job.replyId }))
+    }
     return row ? { row } : {}
   } catch (error) {
     // Accounting failed: the reply must still end, keep its text and give its hold back (free).

@@ -38,6 +38,8 @@ export interface ModelEntry {
   description: string
   /** Sent as max_tokens, and the room kept for the answer; unset: no limit sent, a quarter of the context (≤ 2048) kept. */
   maxTokens?: number
+  /** Accepts images (sent as OpenAI-compatible `image_url` parts); others are refused images. */
+  vision?: boolean
 }
 
 /** `GET /config/chatConfig.json` as served: the file merged with the environment's models; no keys. */

@@ -21,7 +21,12 @@ const TYPES: Record<string, string> = {
   wav: 'audio/wav',
   m4a: 'audio/mp4',
   ogg: 'audio/ogg',
-  mp4: 'video/mp4'
+  mp4: 'video/mp4',
+  // Chat attachments (modules/chat/attachments.ts): documents whose text goes to the model. Served
+  // like every stored file: nosniff, sandboxed, never a page that runs.
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  txt: 'text/plain; charset=utf-8'
 }
 
 const EXTENSIONS: Record<string, string> = {
@@ -30,7 +35,8 @@ const EXTENSIONS: Record<string, string> = {
   'audio/mp3': 'mp3',
   'audio/x-wav': 'wav',
   'audio/wave': 'wav',
-  'audio/x-m4a': 'm4a'
+  'audio/x-m4a': 'm4a',
+  'text/plain': 'txt'
 }
 
 export function isValidKey(key: string): boolean {

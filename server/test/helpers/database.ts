@@ -10,6 +10,7 @@ import { chatRoles } from '../../src/db/schema.js'
 /** Emptied by truncation before each test (accounts and own roles are deleted row by row, see reset). */
 // Tables whose rows belong to no account (deleting accounts below clears the rest by cascade).
 export const TABLES = [
+  'chat_shares',
   'chat_messages',
   'chat_topics',
   'balance_log',
@@ -55,7 +56,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     ...database,
     async reset() {
-      await database.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity`))
+      await database.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity cascade`))
       // The public roles stay (seeding them again costs a few hundred ms per test); accounts and
       // their own roles go. Truncating accounts would cascade to the whole roles table.
       await database.db.execute(sql.raw('delete from chat_roles where account_id is not null'))

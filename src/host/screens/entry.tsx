@@ -1,5 +1,5 @@
 import { useStore } from '@nanostores/react'
-import { $menu } from '../../core/permissions'
+import { $menu } from '../../core/menu'
 import { $user, openLogin } from '../../core/stores'
 import { Icon, Logo } from '../../ui/icons'
 import { blurbOf } from '../blurbs'

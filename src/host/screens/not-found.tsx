@@ -1,3 +1,5 @@
+import '../rest-css'
+
 /** /404: the address leads nowhere; offer the way back. */
 export default function NotFoundScreen() {
   return (

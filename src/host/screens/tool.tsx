@@ -2,6 +2,7 @@ import { useStore } from '@nanostores/react'
 import { $user, openLogin } from '../../core/stores'
 import { Icon } from '../../ui/icons'
 import { blurbOf } from '../blurbs'
+import '../rest-css'
 import type { RouteInfo } from '../routes'
 
 /** A tool's page until its widget ships: what it will do, clearly marked as coming. */

@@ -12,10 +12,10 @@ import { IconButton } from './glyphs'
 import { MessageList } from './message-list'
 import { $allowanceNotice, report } from './notice'
 import { PanelHeader } from './panel-header'
-import { clearTopic, selectTopic, sendMessage, stopMessage } from './replies'
+import { selectTopic, sendMessage, stopMessage } from './replies'
 import { ReplyContext } from './reply'
 import { $activeTopicId, activeRequest, $chatConfig, $messages, $streaming, $topics, EVENT_CHAT_COMMAND, type SendResult } from './state'
-import { createTopic, startChat } from './topics'
+import { awaitTitle, createTopic, startChat } from './topics'
 
 // Opened now and then: loaded on first use, with the popover they open in.
 const loadSettings = () => deferred(import('./settings'))
@@ -59,7 +59,7 @@ export interface ChatViewProps {
 async function handleClear() {
   const id = $activeTopicId.get()
   if (!id || !(await confirm({ title: '清空对话', message: '确定清空当前对话的全部消息吗？清空后无法恢复。', confirmText: '清空' }))) return
-  clearTopic(id).catch(report)
+  import('./message-actions').then((a) => a.clearTopic(id)).catch(report)
 }
 
 /** The chat of a logged-in person: the topic list beside (or in a drawer over) the conversation. */
@@ -138,7 +138,9 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
       const id = $activeTopicId.get() ?? (await createTopic()).topicId
       const sending = sendMessage(id, text)
       scrollRef.current()
-      watch(await sending)
+      const result = await sending
+      watch(result)
+      awaitTitle(id, result.finished)
       $allowanceNotice.set(null)
       return true
     } catch (error) {

@@ -1,8 +1,9 @@
-import { useLayoutEffect, useRef, useState, type RefObject } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type RefObject } from 'react'
 import { getBoot } from '../../ui/boot'
 import type * as On from '../../ui/events'
+import { deferred } from './deferred'
 import { composingEnter } from './dom'
-import { Glyph } from './glyphs'
+import { Glyph, IconButton } from './glyphs'
 import { MAX_MESSAGE_LENGTH } from './state'
 
 /** From here on the composer shows how many characters are left. */
@@ -28,8 +29,29 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
   const own = useRef<HTMLTextAreaElement>(null)
   const field = inputRef ?? own
   const composing = useRef(false)
+  // Attachments (attach/tray.tsx) load on the first pick, paste or drop of a file.
+  const [tray, setTray] = useState<typeof import('./attach/tray')>()
+  const [files, setFiles] = useState(0)
+  // `/` at the start lists saved prompts (prompts/menu.tsx, loaded on the first `/`).
+  const [prompts, setPrompts] = useState<typeof import('./prompts/menu')>()
+  useEffect(() => {
+    if (!prompts && text[0] === '/') void deferred(import('./prompts/menu')).then(setPrompts)
+  }, [text, prompts])
   const length = text.trim().length
-  const canSend = !busy && length > 0 && length <= MAX_MESSAGE_LENGTH
+  const canSend = !busy && (length || files) > 0 && length <= MAX_MESSAGE_LENGTH
+
+  const attach = (list?: FileList) =>
+    deferred(import('./attach/tray')).then((m) => {
+      setTray(m)
+      m.add(list)
+    })
+  /** Files pasted or dropped are attached (and the page's own handling of them prevented); text is left alone. */
+  const dropped = (event: { preventDefault(): void }, list?: FileList | null) => {
+    if (list?.length) {
+      event.preventDefault()
+      void attach(list)
+    }
+  }
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: text: the field grows with its text, which it measures in the DOM
   useLayoutEffect(() => {
@@ -40,13 +62,16 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
   }, [text])
 
   async function submit() {
-    if (!canSend) return
+    // With files and no text, the tray names the question; it refuses while one is uploading.
+    const empty = tray?.stage()
+    if (!canSend || empty === false) return
     const value = text
     setText('')
     field.current?.focus()
-    const sent = await onSend(value.trim())
+    const sent = await onSend(value.trim() || (empty as string))
     // Not sent: the question comes back unless something new was typed meanwhile.
     if (!sent) setText((now) => (now ? now : value))
+    else tray?.clear()
   }
 
   function handleKeyDown(event: On.Key) {
@@ -68,7 +93,15 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
             </a>
           </p>
         )}
-        <div className="flex items-end gap-2 rounded-2xl border border-line bg-surface p-2 pl-3 focus-within:border-primary">
+        {tray && <tray.Tray onCount={setFiles} />}
+        {prompts && <prompts.PromptMenu text={text} field={field} onPick={setText} />}
+        {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target for files; the 添加附件 button is the way with keys */}
+        <div
+          onDragOver={(e: On.Drag) => e.preventDefault()}
+          onDrop={(e: On.Drag) => dropped(e, e.dataTransfer?.files)}
+          className="flex items-end gap-2 rounded-2xl border border-line bg-surface p-2 pl-1 focus-within:border-primary"
+        >
+          <IconButton icon="plus" label="添加附件" onClick={() => attach()} />
           <textarea
             ref={field}
             rows={1}
@@ -78,6 +111,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
             placeholder="输入消息，Enter 发送，Shift+Enter 换行"
             onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
             onKeyDown={handleKeyDown}
+            onPaste={(e: ClipboardEvent) => dropped(e, e.clipboardData?.files)}
             onCompositionStart={() => (composing.current = true)}
             onCompositionEnd={() => (composing.current = false)}
             className="flex-1 min-w-0 max-h-[184px] resize-none overflow-y-auto bg-transparent py-1.5 leading-[22px] text-ink placeholder:text-muted outline-none"

@@ -17,7 +17,9 @@ const paths = {
   retry: 'M20 12a8 8 0 11-2.4-5.7 M20 4v5h-5',
   copy: 'M9 9h11v11H9z M5 15H4V4h11v1',
   close: 'M6 6l12 12 M18 6L6 18',
-  chevron: 'M6 9l6 6 6-6'
+  chevron: 'M6 9l6 6 6-6',
+  share: 'M12 15V4 M8 8l4-4 4 4 M5 12v8h14v-8',
+  text: 'M5 6h14 M5 11h14 M5 16h9'
 }
 
 export type GlyphName = keyof typeof paths

@@ -1,13 +1,19 @@
-import { memo, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type MutableRefObject } from 'react'
+import { lazy, memo, Suspense, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type MutableRefObject } from 'react'
 import { confirm } from '../../core/emit'
 import { copyText } from '../../core/format'
 import { Markdown } from '../../ui/markdown'
 import { Glyph, IconButton, Logo, RoleAvatar } from './glyphs'
 import { LiveReply } from './live-reply'
 import { report } from './notice'
-import { deleteMessage, loadMessages, regenerate } from './replies'
+import { loadMessages } from './replies'
 import { ReplyContext } from './reply'
+import { deferred } from './deferred'
 import { SCROLL_DELAY_MS, type ChatMessage, type Topic, type TopicMessages } from './state'
+
+// The question editor and the ‹ 1/2 › switcher load the first time either shows.
+const Edit = lazy(() => deferred(import('./edit')))
+// A question's files (thumbnails, chips): with the first message that has any.
+const Attached = lazy(() => deferred(import('./attach/history')))
 
 const DEFAULT_EXAMPLES = ['用三句话解释什么是量子计算', '帮我写一封请假邮件，语气礼貌', '推荐几本适合入门的科幻小说', '把「心有灵犀一点通」翻译成英文并解释']
 /** How close to the bottom still counts as being there (px). */
@@ -202,18 +208,22 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
   const failed = m.status === 'error' || m.status === 'timeout'
   const note = NOTES[m.status]
   const watch = useContext(ReplyContext)
+  const [editing, setEditing] = useState(false)
 
   async function handleDelete() {
-    if (await confirm({ title: '删除消息', message: '确定删除这条消息吗？', confirmText: '删除' })) deleteMessage(m.messageId).catch(report)
+    if (await confirm({ title: '删除消息', message: '确定删除这条消息吗？', confirmText: '删除' }))
+      import('./message-actions').then((a) => a.deleteMessage(m.messageId)).catch(report)
   }
   const retry = () =>
-    regenerate(m.messageId)
+    import('./message-actions')
+      .then((a) => a.regenerate(m.messageId))
       .then((result) => watch?.(result))
       .catch(report)
 
   return (
     <article
       data-testid="message"
+      data-id={m.messageId}
       data-status={m.status}
       data-role={m.role}
       part="message"
@@ -229,7 +239,16 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
             <div className="mt-2 whitespace-pre-wrap break-words">{m.thinking}</div>
           </details>
         )}
-        {user ? (
+        {m.attachments && (
+          <Suspense fallback={null}>
+            <Attached list={m.attachments} />
+          </Suspense>
+        )}
+        {editing ? (
+          <Suspense fallback={null}>
+            <Edit message={m} onClose={() => setEditing(false)} />
+          </Suspense>
+        ) : user ? (
           <div className="rounded-2xl rounded-tr-md bg-raised px-4 py-2.5 whitespace-pre-wrap break-words">{m.content}</div>
         ) : (
           (m.content || streaming) && <Markdown text={m.content} streaming={streaming} className="min-w-0 break-words" />
@@ -249,13 +268,28 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
             )}
           </p>
         )}
-        {!streaming && (
-          <div className="mt-1 flex gap-0.5 opacity-0 group-hover:opacity-100 group-focus-within:opacity-100 pointer-coarse:opacity-100">
-            {m.content && <IconButton icon="copy" label="复制" onClick={() => copyText(m.content)} />}
-            {!user && last && !failed && <IconButton icon="retry" label="重新生成" onClick={retry} />}
-            <IconButton icon="trash" label="删除" onClick={handleDelete} className="hover:text-danger" />
-          </div>
-        )}
+        <div className="flex items-center">
+          {!!m.versions && (
+            <Suspense fallback={null}>
+              <Edit message={m} />
+            </Suspense>
+          )}
+          {!streaming && !editing && (
+            <div className="mt-1 flex gap-0.5 opacity-0 group-hover:opacity-100 group-focus-within:opacity-100 pointer-coarse:opacity-100">
+              {m.content && <IconButton icon="copy" label={user ? '复制' : '复制 Markdown'} onClick={() => copyText(m.content)} />}
+              {m.content && !user && (
+                <IconButton
+                  icon="text"
+                  label="复制纯文本"
+                  onClick={() => import('./export/plain').then(async (p) => copyText(await p.toPlainText(m.content)))}
+                />
+              )}
+              {!user && last && !failed && <IconButton icon="retry" label="重新生成" onClick={retry} />}
+              {user && !m.messageId.startsWith('local-') && <IconButton icon="edit" label="编辑" onClick={() => setEditing(true)} />}
+              <IconButton icon="trash" label="删除" onClick={handleDelete} className="hover:text-danger" />
+            </div>
+          )}
+        </div>
       </div>
     </article>
   )

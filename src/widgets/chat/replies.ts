@@ -5,20 +5,17 @@ import type { Paged } from '../../core/paged-list'
 import { $token, $user, saveUser } from '../../core/stores'
 import {
   $activeTopicId,
-  $messages,
   $streaming,
   book,
-  bumpEpoch,
   call,
-  EMPTY,
   epoch,
   errorInfo,
-  findMessage,
   isAbort,
   isLocal,
   loadTopics,
   MAX_MESSAGE_LENGTH,
   MESSAGE_PAGE_SIZE,
+  outbox,
   patchMessage,
   patchSlot,
   patchStream,
@@ -28,7 +25,6 @@ import {
   slot,
   touchTopic,
   unfollow,
-  unfollowTopic,
   uuid,
   type ChatMessage,
   type Follower,
@@ -114,7 +110,7 @@ export function resumeStreams(topicId: string): void {
  * while this follower is the registered one for the request (a stop, a regenerate, a clear or a
  * reset makes it stale), and each event id only once.
  */
-async function follow(requestId: string, topicId: string, replyId: string, replay: boolean): Promise<StreamStatus> {
+export async function follow(requestId: string, topicId: string, replyId: string, replay: boolean): Promise<StreamStatus> {
   const { followers } = book()
   followers.get(requestId)?.controller.abort()
   const controller = new AbortController()
@@ -259,13 +255,15 @@ export async function sendMessage(topicId: string, content: string): Promise<Sen
   const localId = `local-${clientId}`
   const since = epoch(topicId)
   const first = !slot(topicId).list.some((m) => m.role === 'user')
-  patchSlot(topicId, { list: [...slot(topicId).list, userMessage(topicId, localId, text)] })
+  const { files } = outbox
+  outbox.files = []
+  patchSlot(topicId, { list: [...slot(topicId).list, { ...userMessage(topicId, localId, text), attachments: files[0] && files }] })
   setStream(clientId, { status: 'submitted', topicId, replyId: null })
   // The stream parser (follow) comes while the server accepts the question, not after.
   import('../../core/sse').catch(() => {})
   let answer: Omit<SendResult, 'finished'>
   try {
-    answer = await sendOnce({ topicId, content: text, requestId: clientId })
+    answer = await sendOnce({ topicId, content: text, requestId: clientId, attachmentIds: files[0] && files.map((f) => f.attachmentId) })
   } catch (error) {
     removeMessages(topicId, (m) => m.messageId === localId)
     if (epoch(topicId) === since) patchStream(clientId, { status: 'error', error: errorInfo(error) })
@@ -314,60 +312,4 @@ export async function stopMessage(requestId: string): Promise<void> {
   unfollow(requestId)
   if (state.replyId) patchMessage(state.topicId, state.replyId, (m) => (m.status === 'streaming' ? { status: 'interrput' } : {}))
   putMessage(await call<ChatMessage>('topic/message/stop', { requestId }))
-}
-
-/**
- * Writes the topic's last reply again (the server allows only the last one): the reply starts
- * over in place and is followed as it streams.
- */
-export async function regenerate(replyId: string): Promise<SendResult> {
-  const old = findMessage(replyId)
-  if (!old) throw new ApiError(40400001, '消息不存在')
-  const { topicId } = old
-  const { stops } = book()
-  const since = epoch(topicId)
-  unfollow(old.requestId)
-  if (old.requestId) setStream(old.requestId, undefined)
-  const key = `local-${uuid()}`
-  setStream(key, { status: 'submitted', topicId, replyId })
-  patchMessage(topicId, replyId, { content: '', thinking: null, status: 'streaming', errorCode: null, errorMessage: null, usage: null })
-  let answer: Omit<SendResult, 'finished'>
-  try {
-    answer = await call('topic/message/regenerate', { replyId })
-  } catch (error) {
-    patchMessage(topicId, replyId, old)
-    setStream(key, undefined)
-    throw error
-  }
-  const { requestId, messageId } = answer
-  const done = (finished: Promise<StreamStatus>) => ({ requestId, messageId, replyId: answer.replyId, finished })
-  setStream(key, undefined)
-  if (epoch(topicId) !== since) return done(Promise.resolve('ready'))
-  const stopped = stops.delete(key)
-  patchMessage(topicId, replyId, { messageId: answer.replyId, requestId, createTime: Date.now() })
-  setStream(requestId, { status: stopped ? 'ready' : 'submitted', topicId, replyId: answer.replyId })
-  touchTopic(topicId)
-  if (stopped) {
-    call<ChatMessage>('topic/message/stop', { requestId }).then(putMessage, notifyError)
-    return done(Promise.resolve('ready'))
-  }
-  return done(follow(requestId, topicId, answer.replyId, false))
-}
-
-export async function deleteMessage(messageId: string): Promise<void> {
-  const m = findMessage(messageId)
-  if (m && isLocal(m)) return
-  await call<null>('topic/message/del', { messageId })
-  if (!m) return
-  unfollow(m.requestId)
-  if (m.requestId) setStream(m.requestId, undefined)
-  removeMessages(m.topicId, (x) => x.messageId === messageId)
-}
-
-/** Deletes every message of a topic. */
-export async function clearTopic(topicId: string): Promise<void> {
-  await call<null>('topic/message/clear', { topicId })
-  bumpEpoch(topicId)
-  unfollowTopic(topicId)
-  $messages.setKey(topicId, { ...EMPTY, loaded: true })
 }

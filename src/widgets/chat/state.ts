@@ -29,6 +29,9 @@ export type ChatMessage = WireMessage
  */
 export type ChatModel = Pick<WireChatModel, 'id' | 'name'> & Partial<Pick<WireChatModel, 'provider' | 'contextLength'>>
 
+/** Files the composer hands to the next sendMessage (attach/tray.tsx, loaded on first use). */
+export const outbox: { files: NonNullable<ChatMessage['attachments']> } = { files: [] }
+
 /** `/config/chatConfig.json` */
 export interface ChatConfig {
   models: ChatModel[]

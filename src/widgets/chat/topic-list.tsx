@@ -6,9 +6,11 @@ import { Spinner } from '../../ui/icons'
 import { composingEnter } from './dom'
 import { Glyph, IconButton, RoleAvatar } from './glyphs'
 import { groupTopics } from './groups'
+import { SearchBox } from './search/box'
 import { $topicsError, report } from './notice'
+import { ShareSlot } from './share/slot'
 import { $topics, MAX_TOPIC_NAME, type Topic } from './state'
-import { deleteTopic, renameTopic, togglePin } from './topics'
+import { deleteTopic, renameTopic, togglePin } from './topic-actions'
 
 interface TopicListProps {
   activeId: string | null
@@ -16,11 +18,36 @@ interface TopicListProps {
   onNew: () => void
 }
 
-/** The topics, grouped 置顶 / 今天 / 七天内 / 更早, with a new-topic button. */
+const NAV = 'flex-1 min-h-0 overflow-y-auto px-2 pb-3'
+
+/** The topics, grouped 置顶 / 今天 / 七天内 / 更早, with a new-topic button and a search field over topics and messages. */
 export function TopicList({ activeId, onPick, onNew }: TopicListProps) {
   const topics = useStore($topics)
   const error = useStore($topicsError)
   const groups = topics ? groupTopics(topics) : []
+  /** The topic whose 导出与分享 dialog is open. */
+  const [sharing, setSharing] = useState<string | null>(null)
+  const list = (
+    <>
+      {!topics && error && (
+        <p role="status" className="px-3 py-8 text-center text-sm text-muted">
+          {error}
+        </p>
+      )}
+      {!topics && !error && <Spinner label="加载话题" />}
+      {topics?.length === 0 && <p className="px-3 py-8 text-center text-sm text-muted">还没有对话，发条消息开始吧</p>}
+      {groups.map((group) => (
+        <section key={group.key} className="mt-2 first:mt-0">
+          <h3 className="px-2 py-1.5 text-xs text-muted">{group.label}</h3>
+          <ul className="flex flex-col gap-0.5">
+            {group.topics.map((topic) => (
+              <TopicItem key={topic.topicId} topic={topic} active={topic.topicId === activeId} onPick={onPick} onShare={setSharing} />
+            ))}
+          </ul>
+        </section>
+      ))}
+    </>
+  )
   return (
     <div className="flex flex-col h-full min-h-0">
       <div className="p-3 shrink-0">
@@ -33,30 +60,26 @@ export function TopicList({ activeId, onPick, onNew }: TopicListProps) {
           新建对话
         </button>
       </div>
-      <nav aria-label="话题列表" className="flex-1 min-h-0 overflow-y-auto px-2 pb-3">
-        {!topics && error && (
-          <p role="status" className="px-3 py-8 text-center text-sm text-muted">
-            {error}
-          </p>
-        )}
-        {!topics && !error && <Spinner label="加载话题" />}
-        {topics?.length === 0 && <p className="px-3 py-8 text-center text-sm text-muted">还没有对话，发条消息开始吧</p>}
-        {groups.map((group) => (
-          <section key={group.key} className="mt-2 first:mt-0">
-            <h3 className="px-2 py-1.5 text-xs text-muted">{group.label}</h3>
-            <ul className="flex flex-col gap-0.5">
-              {group.topics.map((topic) => (
-                <TopicItem key={topic.topicId} topic={topic} active={topic.topicId === activeId} onPick={onPick} />
-              ))}
-            </ul>
-          </section>
-        ))}
-      </nav>
+      {/* The search field over topics and messages, and its results in place of the list. */}
+      <SearchBox onPick={onPick} className={NAV}>
+        {list}
+      </SearchBox>
+      {sharing && <ShareSlot topicId={sharing} onClose={() => setSharing(null)} />}
     </div>
   )
 }
 
-const TopicItem = memo(function TopicItem({ topic, active, onPick }: { topic: Topic; active: boolean; onPick: (id: string) => void }) {
+const TopicItem = memo(function TopicItem({
+  topic,
+  active,
+  onPick,
+  onShare
+}: {
+  topic: Topic
+  active: boolean
+  onPick: (id: string) => void
+  onShare: (id: string) => void
+}) {
   const [editing, setEditing] = useState(false)
   const pinned = topic.topFlag === 1
   const itemRef = useRef<HTMLLIElement>(null)
@@ -81,7 +104,7 @@ const TopicItem = memo(function TopicItem({ topic, active, onPick }: { topic: To
             type="button"
             aria-current={active ? 'true' : undefined}
             onClick={() => onPick(topic.topicId)}
-            className={`w-full h-10 flex items-center gap-2 pl-2.5 pr-2 rounded-lg text-left group-hover:pr-[100px] group-focus-within:pr-[100px] pointer-coarse:pr-[100px] ${
+            className={`w-full h-10 flex items-center gap-2 pl-2.5 pr-2 rounded-lg text-left group-hover:pr-[132px] group-focus-within:pr-[132px] pointer-coarse:pr-[132px] ${
               active ? 'bg-primary/15 text-primary' : 'text-ink hover:bg-raised'
             }`}
           >
@@ -97,6 +120,7 @@ const TopicItem = memo(function TopicItem({ topic, active, onPick }: { topic: To
               className={pinned ? 'text-primary' : ''}
             />
             <IconButton icon="edit" label="重命名" onClick={() => setEditing(true)} />
+            <IconButton icon="share" label="导出与分享" onClick={() => onShare(topic.topicId)} />
             <IconButton icon="trash" label="删除话题" onClick={handleDelete} className="hover:text-danger" />
           </div>
         </>

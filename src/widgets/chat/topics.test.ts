@@ -5,7 +5,8 @@ import { handOff } from '../../core/handoff'
 import { setUpFakeChat, view } from './fake-chat.test-helper'
 import { selectTopic } from './replies'
 import { $activeTopicId, $chatConfig, $messages, $topics, type Topic } from './state'
-import { createTopic, deleteTopic, renameTopic, startChat, toggleContext, togglePin } from './topics'
+import { deleteTopic, renameTopic, togglePin } from './topic-actions'
+import { createTopic, startChat, toggleContext } from './topics'
 
 // The chat session and its topics (topics.ts), against a loopback fake of the chat endpoints.
 

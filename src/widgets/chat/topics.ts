@@ -1,4 +1,4 @@
-import { ApiError, getJson, notifyError } from '../../core/api'
+import { getJson, notifyError } from '../../core/api'
 import { $handoffs, takeHandoff } from '../../core/handoff'
 import { shared } from '../../core/shared'
 import { $token } from '../../core/stores'
@@ -10,15 +10,13 @@ import {
   $messages,
   $topics,
   book,
-  bumpEpoch,
   call,
   EMPTY,
   loadTopics,
-  MAX_TOPIC_NAME,
   noteCreated,
   putTopic,
   resetChat,
-  unfollowTopic,
+  slot,
   type ChatConfig,
   type Topic,
   type TopicConfig
@@ -108,30 +106,18 @@ function adopt(value: unknown): void {
   if (topic && typeof topic.topicId === 'string') open(topic).catch(notifyError)
 }
 
-export async function renameTopic(topicId: string, name: string): Promise<Topic> {
-  const value = name.trim()
-  if (!value || value.length > MAX_TOPIC_NAME) throw new ApiError(40000001, `话题名称需为 1–${MAX_TOPIC_NAME} 个字`)
-  const topic = await call<Topic>('topic/name/edit', { topicId, name: value })
-  putTopic(topic)
-  return topic
-}
-
-export async function togglePin(topicId: string): Promise<Topic> {
-  const topic = await call<Topic>('topic/top/switch', { topicId })
-  putTopic(topic)
-  return topic
-}
-
-/** Deletes a topic; when it was the active one, the first remaining topic becomes active. */
-export async function deleteTopic(topicId: string): Promise<void> {
-  await call<null>('topic/del', { topicId })
-  bumpEpoch(topicId)
-  unfollowTopic(topicId)
-  const { [topicId]: _, ...rest } = $messages.get()
-  $messages.set(rest)
-  const remaining = ($topics.get() ?? []).filter((t) => t.topicId !== topicId)
-  $topics.set(remaining)
-  if ($activeTopicId.get() === topicId) await selectTopic(remaining[0]?.topicId ?? null)
+/**
+ * After a topic's first question is answered, its automatic title (the server names the topic
+ * then; with a title model it answers once the model's title is saved).
+ */
+export function awaitTitle(topicId: string, finished: Promise<unknown>): void {
+  if (slot(topicId).list.filter((m) => m.role === 'user').length !== 1) return
+  void finished
+    .then(() => call<Topic>('topic/title', { topicId }))
+    .then(
+      (t) => $topics.get()?.some((x) => x.topicId === t.topicId) && putTopic(t),
+      () => {}
+    )
 }
 
 /** Saves the model, temperature (0–2) or context switch of a topic. */

@@ -5,7 +5,6 @@ import { configure } from '../../core/config'
 import { installGlobalListeners } from '../../core/events'
 import { $loginOpen, $systemConfig, $toasts, $token } from '../../core/stores'
 import { EVENT_LOGIN, EVENT_WX_LOGIN } from '../../core/wire'
-import { writeCookie } from '../../../tests/unit/helpers/cookie'
 
 // The login dialog's 微信登录 (src/ui/login/login-dialog.tsx): hidden when the server has no WeChat
 // app, the terms first, a popup on the authorize address, and after the popup's wx_login_success
@@ -107,16 +106,13 @@ describe('微信登录 in the login dialog', () => {
     d.querySelector<HTMLInputElement>('input[type=checkbox]')!.click()
     await flush()
     await clickWechat(d)
-    // what the answer page does: the token cookie, then the event on this window — the cookie
-    // written in the popup may reach this window a moment after the event (Chromium)
+    // what the answer page does: the server set the HttpOnly session cookie, then the event on
+    // this window; the page holds a marker, never the token (ADR 0019)
     window.dispatchEvent(new CustomEvent(EVENT_WX_LOGIN, { detail: { accountId: 'w1', needPhone: true } }))
-    await new Promise((r) => setTimeout(r, 250))
-    writeCookie('lingxi_token=wxtoken; path=/')
     await vi.waitFor(() => expect($toasts.get().map((t) => t.message)).toContain('登录成功！'))
-    expect($token.get()).toBe('wxtoken')
+    expect($token.get()).toMatch(/^session:/)
     await vi.waitFor(() => expect($loginOpen.get()).toBe('modify-phone'))
     await vi.waitFor(() => expect(document.querySelector('lingxi-login')!.shadowRoot!.querySelector('dialog')!.getAttribute('aria-label')).toBe('绑定手机号'))
-    writeCookie('lingxi_token=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT')
   })
 
   it('a redirect login of an account without a phone (empty phone in ?login=) opens 绑定手机号', async () => {

@@ -1,7 +1,7 @@
 import { useStore } from '@nanostores/react'
 import { lazy, Suspense } from 'react'
 import { copyText, formatCount, maskPhone } from '../../core/format'
-import { $menu } from '../../core/permissions'
+import { $menu } from '../../core/menu'
 import { $loginOpen } from '../../core/stores'
 import type { LoginUser, MenuItem } from '../../core/types'
 import { siteHref } from '../../ui/boot'

@@ -1,4 +1,4 @@
-import { USER_CENTER_PATH } from '../../core/permissions'
+import { USER_CENTER_PATH } from '../../core/menu'
 import type { Tool } from '../manifest'
 
 /** 个人中心: allowances, recharge cards, the logs and the profile; always reachable (no permission code). */

@@ -1,10 +1,15 @@
 import { moderatorFor } from '../../moderation/index.js'
 import { TOKENS } from '../../replies/accounting.js'
 import { defineModule } from '../module.js'
+import { attachmentLimits, registerAttachmentRoutes, sweepAttachments } from './attachments.js'
 import { registerMessageRoutes } from './message-routes.js'
+import { registerPromptRoutes } from './prompts.js'
 import { registerRoleRoutes, seedRoles } from './roles.js'
+import { registerSearchRoutes } from './search.js'
+import { registerShareRoutes } from './shares.js'
 import { registerStreamRoute } from './stream-route.js'
-import { CHAT_PERMISSION, registerTopicRoutes } from './topic-routes.js'
+import { registerTitleRoutes, createTitles, type Titles } from './titles.js'
+import { CHAT_BASE, CHAT_PERMISSION, registerTopicRoutes } from './topic-routes.js'
 
 /**
  * Text chat: topics, messages (send, stop, regenerate), the per-reply event stream, and the role
@@ -22,15 +27,35 @@ export const chat = defineModule({
   replyCodes: [CHAT_PERMISSION, 'AI_TOOLS_ROLE'],
   create(deps) {
     const moderator = moderatorFor(deps)
+    let titles: Titles | undefined
+    let attachmentSweep: NodeJS.Timeout | undefined
     return {
       routes(api) {
         registerTopicRoutes(api, deps.replies, moderator)
         registerMessageRoutes(api, deps.replies, deps.replyCodes, moderator)
+        registerAttachmentRoutes(api, { kv: deps.kv, limits: attachmentLimits() })
         registerRoleRoutes(api, deps.config.publicUrl, moderator)
         registerStreamRoute(api, deps.streams, deps.replyCodes)
+        // Issue 20: automatic titles, search, prompt shortcuts.
+        titles = createTitles({ api, runtime: deps.replies, settings: deps.config.chat, logger: deps.logger })
+        registerTitleRoutes(api, titles, CHAT_PERMISSION, CHAT_BASE)
+        registerSearchRoutes(api, deps.kv, CHAT_PERMISSION, CHAT_BASE)
+        registerPromptRoutes(api, CHAT_PERMISSION, CHAT_BASE)
+        registerShareRoutes(api, { kv: deps.kv, trustProxy: deps.config.trustProxy })
       },
       // Public roles from data/roles.json, upserted at every start.
-      start: () => seedRoles(deps.db)
+      async start() {
+        await seedRoles(deps.db)
+        // Files of deleted topics and messages, and uploads never sent: hourly, a batch at a time.
+        const sweep = () => void sweepAttachments(deps, 200).catch((error: unknown) => deps.logger.error('sweeping chat attachments failed', { error }))
+        attachmentSweep = setInterval(sweep, 3_600_000)
+        attachmentSweep.unref()
+        sweep()
+      },
+      close: async () => {
+        clearInterval(attachmentSweep)
+        await titles?.close()
+      }
     }
   }
 })

@@ -1,19 +1,23 @@
 import { randomUUID } from 'node:crypto'
-import { and, count, desc, eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import { z } from 'zod'
 import type { AuthInfo } from '../../auth/sessions.js'
 import { type ChatMessage, type ChatTopic, chatMessages, chatTopics } from '../../db/schema.js'
+import type { Tx } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
 import { ApiError } from '../../errors.js'
 import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, pageFields, readPage } from '../../http/fields.js'
+import { idField, pageFields } from '../../http/fields.js'
 import { endStreaming, type Hold, holdTokens, requireTokens } from '../../replies/accounting.js'
 import { answerReserve, buildContext, countTokens } from '../../replies/context.js'
-import { findReplyByRequest, loadHistory, requireMessage, requireTopic, REQUEST_NOT_FOUND, toMessage } from './repo.js'
+import { activePath, loadBranchHistory, loadTree, type Node, newestUnder, pathTo, type Tree, versionOf, versionsOf } from './branches.js'
+import { findReplyByRequest, MESSAGE_NOT_FOUND, requireMessage, requireTopic, REQUEST_NOT_FOUND, toMessage } from './repo.js'
 import type { ChatRuntime } from '../../replies/runtime.js'
 import { CHAT_BASE, CHAT_PERMISSION, requireModel, stopTopicReplies } from './topic-routes.js'
-import { messageSchema, paged, sendResultSchema } from './wire.js'
+import { messageSchema, paged, sendResultSchema, switchResultSchema } from './wire.js'
+import { ATTACHMENTS_PER_MESSAGE, attachmentsOf, attachmentTurn, checkVision, linkAttachments, unsentAttachments, withAttachments } from './attachments.js'
+import type { ChatAttachment } from '../../db/schema-chat-attachments.js'
 
 export const MAX_CONTENT_CHARS = 20_000
 
@@ -49,24 +53,37 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     return { requestId: reply.requestId!, messageId: reply.parentId, replyId: reply.id }
   }
 
-  /** Builds the prompt, inserts the reply row (and `before` rows) in one transaction, and starts generating. */
+  /**
+   * Builds the prompt, inserts the reply row (and `before` rows) in one transaction, makes the
+   * reply the end of the branch shown, and starts generating.
+   */
   async function startReply(input: {
     auth: AuthInfo
     topic: ChatTopic
     question: string
-    /** History ends before this message (regenerate); all of it otherwise. */
-    beforeSeq?: number
+    /** The branch before the question (oldest first): the history sent with it, and nothing beside it. */
+    branch: readonly Node[]
     requestId: string | undefined
     parentId: string
+    /** The question's files (chat attachments): checked against the model, added to its turn. */
+    attachments?: ChatAttachment[]
     write: (tx: Parameters<Parameters<typeof db.transaction>[0]>[0], reply: typeof chatMessages.$inferInsert) => Promise<void>
   }): Promise<SendResult> {
     const { auth, topic } = input
     const accountId = auth.account.id
     const model = await requireModel(runtime, topic.model)
+    checkVision(model, input.attachments ?? [])
     await requireAllowance(auth)
     const budget = model.contextLength - answerReserve(model)
-    const history = topic.contextEnabled === 1 ? await loadHistory(db, topic.id, budget, input.beforeSeq) : []
-    const context = await buildContext({ model, systemPrompt: topic.systemPrompt, history, message: input.question })
+    const history = topic.contextEnabled === 1 ? await loadBranchHistory(db, input.branch, budget) : []
+    const files = input.attachments?.length ? await attachmentTurn(api.storage, model, input.attachments) : undefined
+    const context = await buildContext({
+      model,
+      systemPrompt: topic.systemPrompt,
+      history,
+      message: input.question + (files?.text ?? ''),
+      ...(files ? { attachments: files } : {})
+    })
     if (!context) throw new ApiError(40000001, `content 太长，超出了模型「${model.name}」的上下文长度`)
     const at = new Date(now())
     const requestId = input.requestId ?? randomUUID()
@@ -85,13 +102,14 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
           status: 'streaming',
           requestId,
           parentId: input.parentId,
+          prevId: input.parentId,
           model: model.id,
           held: hold.held,
           nodeId: runtime.nodeId,
           createdAt: at,
           updatedAt: at
         })
-        await tx.update(chatTopics).set({ updatedAt: at }).where(eq(chatTopics.id, topic.id))
+        await tx.update(chatTopics).set({ updatedAt: at, leafId: replyId }).where(eq(chatTopics.id, topic.id))
       })
     } catch (error) {
       // The same requestId sent twice at once: the first insert won; answer like a retry.
@@ -121,7 +139,16 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     {
       tag,
       summary: 'Send a message; the reply is generated on the server and streamed at sse/subscribe/{requestId}',
-      body: z.object({ topicId: idField('topicId'), content: contentField, requestId: requestIdField.optional() }),
+      body: z.object({
+        topicId: idField('topicId'),
+        content: contentField,
+        requestId: requestIdField.optional(),
+        /** Uploaded at ATTACHMENT_UPLOAD_PATH and not yet sent (modules/chat/attachments.ts). */
+        attachmentIds: z
+          .array(idField('attachmentIds'), { error: 'attachmentIds 格式不正确' })
+          .max(ATTACHMENTS_PER_MESSAGE, `一条消息最多 ${ATTACHMENTS_PER_MESSAGE} 个附件`)
+          .optional()
+      }),
       auth: true,
       permission: CHAT_PERMISSION,
       response: sendResultSchema
@@ -137,10 +164,77 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       await assertTexts(moderator, accountId, [{ kind: 'chat', text: body.content, source: 'chat.message', what: '消息' }])
       const messageId = randomUUID()
       const contentTokens = await countTokens(body.content)
+      const attachments = await unsentAttachments(db, accountId, body.attachmentIds ?? [])
+      // The question follows the end of the branch shown.
+      const branch = activePath(await loadTree(db, topic))
       return startReply({
         auth,
         topic,
         question: body.content,
+        branch,
+        requestId: body.requestId,
+        parentId: messageId,
+        attachments,
+        async write(tx, reply) {
+          // Another send went in meanwhile (a second tab): this one follows it, on the same branch.
+          const locked = await lockTopic(tx, topic.id)
+          const moved = locked?.leafId && locked.leafId !== topic.leafId
+          await tx.insert(chatMessages).values({
+            id: messageId,
+            accountId,
+            topicId: topic.id,
+            role: 'user',
+            content: body.content,
+            status: 'complete',
+            prevId: moved ? locked.leafId : (branch.at(-1)?.id ?? topic.id),
+            contentTokens,
+            createdAt: reply.createdAt,
+            updatedAt: reply.createdAt
+          })
+          await linkAttachments(tx, attachments, messageId, reply.createdAt as Date)
+          await tx.insert(chatMessages).values(reply)
+        }
+      })
+    }
+  )
+
+  defineRoute(
+    api,
+    path('topic/message/edit'),
+    {
+      tag,
+      summary:
+        'Edit a question and ask it again: the edited question is a new version beside the old one (whose replies stay, a branch to switch back to), and its reply streams at sse/subscribe/{requestId}. Replies of the topic still streaming are stopped first.',
+      body: z.object({ messageId: idField('messageId'), content: contentField, requestId: requestIdField.optional() }),
+      auth: true,
+      permission: CHAT_PERMISSION,
+      response: sendResultSchema
+    },
+    async ({ body, auth }) => {
+      const accountId = auth.account.id
+      const old = await requireMessage(db, accountId, body.messageId)
+      if (body.requestId) {
+        const existing = await findReplyByRequest(db, accountId, body.requestId)
+        if (existing) return previous(existing, old.topicId)
+      }
+      if (old.role !== 'user') throw new ApiError(40000001, '只能编辑自己发送的消息')
+      const topic = await requireTopic(db, accountId, old.topicId)
+      await requireModel(runtime, topic.model)
+      await requireAllowance(auth)
+      await assertTexts(moderator, accountId, [{ kind: 'chat', text: body.content, source: 'chat.message', what: '消息' }])
+      // A reply still streaming would go on writing into the branch being left: it ends first
+      // (interrupted, charged for what it wrote) and stays with the old version.
+      await stopTopicReplies(api, runtime, accountId, topic.id)
+      const tree = await loadTree(db, topic)
+      if (!tree.byId.has(old.id)) throw new ApiError(40400001, MESSAGE_NOT_FOUND)
+      const before = tree.parent.get(old.id)!
+      const messageId = randomUUID()
+      const contentTokens = await countTokens(body.content)
+      return startReply({
+        auth,
+        topic,
+        question: body.content,
+        branch: pathTo(tree, before),
         requestId: body.requestId,
         parentId: messageId,
         async write(tx, reply) {
@@ -151,6 +245,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
             role: 'user',
             content: body.content,
             status: 'complete',
+            prevId: before,
             contentTokens,
             createdAt: reply.createdAt,
             updatedAt: reply.createdAt
@@ -163,10 +258,42 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
 
   defineRoute(
     api,
+    path('topic/message/switch'),
+    {
+      tag,
+      summary:
+        'Show another version of a message (1-based `version` among the messages that follow the same one) and the branch last written after it; the answer is the new end of the branch shown',
+      body: z.object({
+        messageId: idField('messageId'),
+        version: z.number({ error: 'version 必须是数字' }).int('version 必须是整数').min(1, 'version 不能小于 1').max(10_000, 'version 超出范围')
+      }),
+      auth: true,
+      permission: CHAT_PERMISSION,
+      response: switchResultSchema
+    },
+    async ({ body, auth }) => {
+      const accountId = auth.account.id
+      const message = await requireMessage(db, accountId, body.messageId)
+      const topic = await requireTopic(db, accountId, message.topicId)
+      const tree = await loadTree(db, topic)
+      const versions = versionsOf(tree, message.id)
+      const target = versions[body.version - 1]
+      if (!target) throw new ApiError(40000001, `这条消息只有 ${Math.max(1, versions.length)} 个版本`)
+      const leaf = newestUnder(tree, target.id)!
+      await db
+        .update(chatTopics)
+        .set({ leafId: leaf.id })
+        .where(and(eq(chatTopics.id, topic.id), eq(chatTopics.accountId, accountId)))
+      return { topicId: topic.id, messageId: target.id, leafId: leaf.id }
+    }
+  )
+
+  defineRoute(
+    api,
     path('topic/message/regenerate'),
     {
       tag,
-      summary: "Replace the topic's last assistant reply with a new one for the same user message",
+      summary: 'Write the last reply of the branch shown again for the same question: the new reply is a version beside the old one (‹ 1/2 ›), which stays',
       body: z.object({ replyId: idField('replyId'), requestId: requestIdField.optional() }),
       auth: true,
       permission: CHAT_PERMISSION,
@@ -180,12 +307,10 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       }
       const reply = await requireMessage(db, accountId, body.replyId)
       if (reply.role !== 'assistant') throw new ApiError(40000001, 'replyId 不是助手的回复')
-      const [last] = await db
-        .select({ id: chatMessages.id })
-        .from(chatMessages)
-        .where(and(eq(chatMessages.topicId, reply.topicId), eq(chatMessages.role, 'assistant')))
-        .orderBy(desc(chatMessages.seq))
-        .limit(1)
+      const topic = await requireTopic(db, accountId, reply.topicId)
+      const tree = await loadTree(db, topic)
+      const shown = activePath(tree)
+      const last = shown.filter((n) => n.role === 'assistant').at(-1)
       if (last?.id !== reply.id) throw new ApiError(40000001, '只能重新生成最后一条回复')
       const [parent] = reply.parentId
         ? await db
@@ -193,8 +318,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
             .from(chatMessages)
             .where(and(eq(chatMessages.id, reply.parentId), eq(chatMessages.accountId, accountId)))
         : []
-      if (!parent) throw new ApiError(40000001, '这条回复没有对应的提问，不能重新生成')
-      const topic = await requireTopic(db, accountId, reply.topicId)
+      if (!parent || tree.parent.get(reply.id) !== parent.id) throw new ApiError(40000001, '这条回复没有对应的提问，不能重新生成')
       await requireModel(runtime, topic.model)
       await requireAllowance(auth)
       if (reply.status === 'streaming' && reply.requestId) await runtime.stop(accountId, reply.requestId)
@@ -202,13 +326,14 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
         auth,
         topic,
         question: parent.content,
-        beforeSeq: parent.seq,
+        attachments: await attachmentsOf(db, parent.id),
+        branch: pathTo(tree, tree.parent.get(parent.id)),
         requestId: body.requestId,
         parentId: parent.id,
         async write(tx, next) {
-          // Stopped above; should it still be streaming (its node did not answer), its hold goes back.
+          // Stopped above; should it still be streaming (its node did not answer), its hold goes
+          // back. The old reply stays, as the version before the new one.
           await endStreaming(tx, eq(chatMessages.id, reply.id), next.createdAt as Date)
-          await tx.delete(chatMessages).where(eq(chatMessages.id, reply.id))
           await tx.insert(chatMessages).values(next)
         }
       })
@@ -220,7 +345,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     path('topic/messages'),
     {
       tag,
-      summary: "A topic's messages, newest first",
+      summary: "The messages of a topic's branch shown, newest first; a message with other versions says which it is (`version` of `versions`)",
       body: z.object({ topicId: idField('topicId'), ...pageFields }),
       auth: true,
       permission: CHAT_PERMISSION,
@@ -228,13 +353,17 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     },
     async ({ body, auth }) => {
       const topic = await requireTopic(db, auth.account.id, body.topicId)
-      const where = eq(chatMessages.topicId, topic.id)
-      return readPage(
-        body,
-        db.select({ n: count() }).from(chatMessages).where(where),
-        (limit, offset) => db.select().from(chatMessages).where(where).orderBy(desc(chatMessages.seq)).limit(limit).offset(offset),
-        (rows) => rows.map(toMessage)
-      )
+      const tree = await loadTree(db, topic)
+      const shown = activePath(tree).reverse()
+      const offset = (body.pageNum - 1) * body.pageSize
+      const ids = shown.slice(offset, offset + body.pageSize).map((n) => n.id)
+      const rows = ids.length === 0 ? [] : await db.select().from(chatMessages).where(inArray(chatMessages.id, ids))
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      const list = ids.flatMap((id) => {
+        const row = byId.get(id)
+        return row ? [{ ...toMessage(row), ...versionOf(tree, id) }] : []
+      })
+      return { list: await withAttachments(db, list), total: shown.length, pageNum: body.pageNum, pageSize: body.pageSize }
     }
   )
 
@@ -242,7 +371,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     api,
     path('topic/message/get'),
     { tag, summary: 'One message', body: z.object({ messageId: idField('messageId') }), auth: true, permission: CHAT_PERMISSION, response: messageSchema },
-    async ({ body, auth }) => toMessage(await requireMessage(db, auth.account.id, body.messageId))
+    async ({ body, auth }) => (await withAttachments(db, [toMessage(await requireMessage(db, auth.account.id, body.messageId))]))[0]
   )
 
   defineRoute(
@@ -261,7 +390,9 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       if (message.status === 'streaming' && message.requestId) await runtime.stop(auth.account.id, message.requestId)
       const mine = and(eq(chatMessages.id, message.id), eq(chatMessages.accountId, auth.account.id))!
       await db.transaction(async (tx) => {
+        const topic = await lockTopic(tx, message.topicId)
         await endStreaming(tx, mine, new Date(now()))
+        if (topic) await unlink(tx, await loadTree(tx, topic), message.id)
         await tx.delete(chatMessages).where(mine)
       })
       return null
@@ -286,6 +417,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       await db.transaction(async (tx) => {
         await endStreaming(tx, eq(chatMessages.topicId, topic.id), new Date(now()))
         await tx.delete(chatMessages).where(eq(chatMessages.topicId, topic.id))
+        await tx.update(chatTopics).set({ leafId: null }).where(eq(chatTopics.id, topic.id))
       })
       return null
     }
@@ -312,4 +444,31 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       return toMessage(await requireMessage(db, accountId, reply.id))
     }
   )
+}
+
+/** The topic row, locked until the transaction ends (a delete and a branch change do not interleave). */
+async function lockTopic(tx: Tx, topicId: string) {
+  const [row] = await tx.select({ id: chatTopics.id, leafId: chatTopics.leafId }).from(chatTopics).where(eq(chatTopics.id, topicId)).for('update')
+  return row
+}
+
+/**
+ * Takes a message out of its branch before it is deleted: the messages after it follow the one
+ * before it instead, and a branch that ended with it ends with the newest message left there.
+ */
+async function unlink(tx: Tx, tree: Tree, id: string): Promise<void> {
+  const before = tree.parent.get(id)
+  if (before === undefined) return
+  const after = (tree.children.get(id) ?? []).map((n) => n.id)
+  if (after.length > 0) await tx.update(chatMessages).set({ prevId: before }).where(inArray(chatMessages.id, after))
+  if (tree.leaf?.id === id) {
+    const leaf = [newestUnder(tree, before, id), ...after.map((c) => newestUnder(tree, c))].reduce<Node | undefined>(
+      (best, n) => (n && (!best || n.seq > best.seq) ? n : best),
+      undefined
+    )
+    await tx
+      .update(chatTopics)
+      .set({ leafId: leaf?.id ?? null })
+      .where(eq(chatTopics.id, tree.topicId))
+  }
 }

@@ -1,8 +1,7 @@
-import { and, desc, eq, lt, ne } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/database.js'
 import { type ChatMessage, type ChatTopic, chatMessages, chatTopics } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
-import { countTokens, type HistoryTurn, TOKENS_PER_MESSAGE } from '../../replies/context.js'
 import { type MessageStatus, usageOf } from '../../replies/wire.js'
 import { CHAT_TYPE, type Message, type MessageRole, type Topic } from './wire.js'
 
@@ -71,38 +70,4 @@ export async function findReplyByRequest(db: Db | Tx, accountId: string, request
     .from(chatMessages)
     .where(and(eq(chatMessages.accountId, accountId), eq(chatMessages.requestId, requestId)))
   return row
-}
-
-const HISTORY_BATCH = 50
-
-/**
- * The topic's finished messages before `beforeSeq`, oldest first, fetched newest first in
- * batches until they hold more than `budget` tokens (buildContext makes the exact cut).
- */
-export async function loadHistory(db: Db, topicId: string, budget: number, beforeSeq?: number): Promise<HistoryTurn[]> {
-  const turns: HistoryTurn[] = []
-  let total = 0
-  let before = beforeSeq
-  for (;;) {
-    const rows = await db
-      .select({
-        seq: chatMessages.seq,
-        role: chatMessages.role,
-        content: chatMessages.content,
-        tokens: chatMessages.contentTokens
-      })
-      .from(chatMessages)
-      .where(and(eq(chatMessages.topicId, topicId), ne(chatMessages.status, 'streaming'), before === undefined ? undefined : lt(chatMessages.seq, before)))
-      .orderBy(desc(chatMessages.seq))
-      .limit(HISTORY_BATCH)
-    for (const row of rows) {
-      if (row.content === '' || (row.role !== 'user' && row.role !== 'assistant')) continue
-      const tokens = row.tokens ?? (await countTokens(row.content))
-      turns.push({ role: row.role, content: row.content, tokens })
-      total += tokens + TOKENS_PER_MESSAGE
-      if (total > budget) return turns.reverse()
-    }
-    if (rows.length < HISTORY_BATCH) return turns.reverse()
-    before = rows.at(-1)!.seq
-  }
 }

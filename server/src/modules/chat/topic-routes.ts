@@ -79,6 +79,8 @@ export function registerTopicRoutes(api: Api, runtime: ChatRuntime, moderator: M
             id,
             accountId,
             name: body.name || role?.name || DEFAULT_TOPIC_NAME,
+            // Unnamed: its first exchange names it (titles.ts).
+            titleSource: body.name ? 'user' : 'auto',
             topFlag: 0,
             roleId: role?.id ?? null,
             roleName: role?.name ?? null,
@@ -202,7 +204,8 @@ export function registerTopicRoutes(api: Api, runtime: ChatRuntime, moderator: M
     },
     async ({ body, auth }) => {
       await assertTexts(moderator, auth.account.id, [{ kind: 'name', text: body.name, source: 'chat.topic-name', what: '话题名称' }])
-      return update(auth.account.id, body.topicId, { name: body.name, updatedAt: new Date(now()) })
+      // A name the user gave is never replaced by an automatic title.
+      return update(auth.account.id, body.topicId, { name: body.name, titleSource: 'user', updatedAt: new Date(now()) })
     }
   )
 

@@ -1,5 +1,5 @@
 import { loadTokenizer } from '../context.js'
-import type { ChatChunk, ChatProvider, ChatRequest } from './provider.js'
+import type { ChatChunk, ChatProvider, ChatRequest, TurnFile } from './provider.js'
 
 /** FNV-1a, for a seed that depends only on the question. */
 function hash(text: string): number {
@@ -30,7 +30,9 @@ const clip = (text: string, max: number) => {
 
 /** The demo model's whole answer to the last user message: plain about being offline, in markdown. */
 export function demoReply(messages: ChatRequest['messages']): string {
-  const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? ''
+  const last = [...messages].reverse().find((m) => m.role === 'user')
+  // Documents' text follows the question (modules/chat/attachments.ts): the demo quotes the question alone.
+  const question = last?.files?.length ? last.content.split(ATTACHED_TEXT)[0]! : (last?.content ?? '')
   const system = messages.find((m) => m.role === 'system')?.content
   const turns = messages.filter((m) => m.role === 'user').length
   const chars = [...question].length
@@ -51,6 +53,7 @@ export function demoReply(messages: ChatRequest['messages']): string {
     '',
     quoted,
     '',
+    ...described(last?.files),
     '### 我收到了什么',
     '',
     `- 字数：${chars} 个字符，共 ${lines} 行`,
@@ -76,6 +79,32 @@ export function demoReply(messages: ChatRequest['messages']): string {
     ...extras(question),
     '想得到真正的回答，请让管理员配置 `OPENAI_API_KEY`，然后在模型列表里选择其他模型。'
   ].join('\n')
+}
+
+/** Where the text of a message's first document begins (attachments.ts writes it so). */
+export const ATTACHED_TEXT = '\n\n【附件：'
+
+const size = (bytes: number) =>
+  bytes < 1024 ? `${bytes} 字节` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
+/** Names and the like are the user's text: kept off markdown's syntax. */
+const plain = (text: string) => text.replace(/[\\`*_[\]<>|#~]/g, (c) => `\\${c}`)
+
+/** What the demo can tell of attached files without seeing them: name, size, dimensions or first line. */
+function described(files: TurnFile[] | undefined): string[] {
+  if (!files || files.length === 0) return []
+  const out = ['### 你发来的附件', '']
+  for (const file of files) {
+    if (file.kind === 'image') {
+      const dims = file.width && file.height ? `，${file.width}×${file.height} 像素` : ''
+      out.push(`- 图片「${plain(file.name)}」：${size(file.size)}${dims}`)
+    } else {
+      const pages = file.pages ? `，${file.pages} 页` : ''
+      const first = file.firstLine ? `，第一行是：「${plain(clip(file.firstLine, 60))}」` : '，没有可提取的文字'
+      out.push(`- 文档「${plain(file.name)}」：${size(file.size)}${pages}，提取出 ${file.chars} 个字符${first}`)
+    }
+  }
+  out.push('', '（离线演示模型看不到图片的内容，也不会阅读文档；真实模型会收到图片和文档的文字。）', '')
+  return out
 }
 
 /** Asked about maths or diagrams, the demo also shows that KaTeX and mermaid render. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js'
 import { createRedactor, redactKeyPatterns } from '../../redact.js'
-import { type ChatChunk, type ChatProvider, type ChatRequest, ProviderError } from './provider.js'
+import { type ChatChunk, type ChatProvider, type ChatRequest, type ChatTurn, ProviderError } from './provider.js'
 import { createSseDataParser } from './sse-lines.js'
 
 export interface OpenAiProviderOptions {
@@ -65,6 +65,19 @@ const parseJson = (text: string): unknown => {
     return JSON.parse(text) as unknown
   } catch {
     return undefined
+  }
+}
+
+/**
+ * A turn as the chat completions API takes it: text alone as a string; with images, the content
+ * parts `[{type: "text"}, {type: "image_url", image_url: {url}}…]` that vision models read
+ * (data: URLs, so the upstream need not reach this server, and the files stay private).
+ */
+export function wireTurn(turn: ChatTurn): { role: ChatTurn['role']; content: string | unknown[] } {
+  if (!turn.images || turn.images.length === 0) return { role: turn.role, content: turn.content }
+  return {
+    role: turn.role,
+    content: [{ type: 'text', text: turn.content }, ...turn.images.map((url) => ({ type: 'image_url', image_url: { url } }))]
   }
 }
 
@@ -193,7 +206,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ChatProvid
             },
             body: JSON.stringify({
               model: model.upstreamModel ?? model.id,
-              messages: request.messages,
+              messages: request.messages.map(wireTurn),
               stream: true,
               stream_options: { include_usage: true },
               temperature: request.temperature,

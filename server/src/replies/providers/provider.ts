@@ -3,7 +3,19 @@ import type { ModelEntry } from '../models.js'
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant'
   content: string
+  /**
+   * User turns: images for a vision model, as data: URLs. OpenAI-compatible providers send the
+   * turn's content as parts then: the text, then one `image_url` part per image.
+   */
+  images?: string[]
+  /** User turns: what was attached (the demo model describes it; documents' text is in `content`). */
+  files?: TurnFile[]
 }
+
+/** An attached file as the model's turn knows it. */
+export type TurnFile =
+  | { kind: 'image'; name: string; size: number; width: number | null; height: number | null }
+  | { kind: 'document'; name: string; size: number; pages: number | null; chars: number; firstLine: string }
 
 export interface ChatRequest {
   model: ModelEntry
