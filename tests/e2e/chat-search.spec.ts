@@ -86,9 +86,13 @@ for (const [phone, theme] of [
 
       const openTopics = async () => {
         if (!phone) return page.getByRole('complementary', { name: '话题' })
-        await page.getByRole('banner').getByRole('button', { name: '话题列表' }).click()
+        // The header's button reaches the chat through an event: only once the chat is up.
+        await expect(page.getByTestId('composer')).toBeVisible()
         const drawer = page.getByRole('dialog', { name: '话题列表' })
-        await expect(drawer).toBeVisible()
+        await expect(async () => {
+          if (!(await drawer.isVisible())) await page.getByRole('banner').getByRole('button', { name: '话题列表' }).click()
+          await expect(drawer).toBeVisible({ timeout: 3000 })
+        }).toPass({ timeout: 30_000 })
         return drawer
       }
 
