@@ -46,8 +46,6 @@ export const searchResultSchema = z
   })
   .meta({ id: 'ChatSearchResult' })
 
-type SearchHit = z.infer<typeof searchHitSchema>
-
 /** The text around the first occurrence of `term` (case-insensitive), with the match's place in it. */
 export function snippetOf(content: string, term: string): { snippet: string; matchStart: number; matchLength: number } {
   const text = content.replace(/\s+/g, ' ')
