@@ -28,7 +28,7 @@ describe('the @property fix for shadow roots', () => {
 
 describe('the split sheets (base + one per element)', () => {
   it('declare one layer order, so Tailwind defaults never outrank utilities across sheets', async () => {
-    const order = '@layer properties,theme,base,components,utilities;'
+    const order = '@layer properties,theme,base,components,utilities,lx-after;'
     const { css: base } = await import('../../src/styles/generated/base')
     const { css: toaster } = await import('../../src/styles/generated/toaster')
     expect(base.startsWith(order)).toBe(true)
@@ -36,5 +36,8 @@ describe('the split sheets (base + one per element)', () => {
     // the element sheet carries the defaults its utilities rely on, the base sheet none
     expect(toaster).toContain('@layer properties{:host,*')
     expect(base).not.toContain('--tw-translate-x')
+    // the focus ring and reduced motion (after the utilities) come once, with the base sheet
+    expect(base).toContain('@layer lx-after{')
+    expect(toaster).not.toContain('@layer lx-after{')
   })
 })
