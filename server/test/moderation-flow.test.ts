@@ -64,6 +64,38 @@ describe('input is checked before anything is charged, stored or sent upstream',
     ])
   })
 
+  it('a document whose text (or a file whose name) is blocked is refused with its message: nothing upstream, nothing charged', async () => {
+    const { token } = await chat.user()
+    const topic = await chat.topic(token, { model: 'fake-gpt' })
+    const upload = async (name: string, text: string) => {
+      const res = await ctx.h.request<any>(`/api/v1/oss/upload/put/chat-attachment?name=${encodeURIComponent(name)}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream' },
+        body: new TextEncoder().encode(text) as unknown as RequestInit['body']
+      })
+      expect(res.body.code, JSON.stringify(res.body)).toBe(2000)
+      return res.body.data.attachmentId as string
+    }
+    const upstream = fake.requests.length
+    const before = await ctx.h.snapshot()
+    const inside = await upload('notes.txt', '第一行\n这里写着 違 禁 測 試 詞\n')
+    expect((await chat.send(token, topic.topicId, '总结一下附件', { attachmentIds: [inside] })).body).toEqual({
+      ...BLOCKED,
+      message: '附件内容包含违规信息，请修改后重试'
+    })
+    const named = await upload('badword.txt', '干净的内容')
+    expect((await chat.send(token, topic.topicId, '看看', { attachmentIds: [named] })).body).toEqual({
+      ...BLOCKED,
+      message: '附件名包含违规信息，请修改后重试'
+    })
+    expect(fake.requests.length).toBe(upstream)
+    expect(await ctx.h.snapshot()).toEqual(before)
+    expect((await logRows()).map((r) => [r.source, r.kind])).toEqual([
+      ['chat.attachment', 'chat'],
+      ['chat.attachment', 'name']
+    ])
+  })
+
   it('painting and music prompts are refused before their count is taken', async () => {
     const { token, accountId } = await chat.user()
     const mj = (await balanceOf(ctx.db.db, accountId, 'mj')).balance

@@ -165,6 +165,15 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       const messageId = randomUUID()
       const contentTokens = await countTokens(body.content)
       const attachments = await unsentAttachments(db, accountId, body.attachmentIds ?? [])
+      // What the files bring to the model is checked like the message: their names and their text.
+      await assertTexts(
+        moderator,
+        accountId,
+        attachments.flatMap((a) => [
+          { kind: 'name' as const, text: a.name, source: 'chat.attachment', what: '附件名' },
+          { kind: 'chat' as const, text: a.text, source: 'chat.attachment', what: '附件内容' }
+        ])
+      )
       // The question follows the end of the branch shown.
       const branch = activePath(await loadTree(db, topic))
       return startReply({
