@@ -38,7 +38,7 @@ function sameSig(a: string, b: string): boolean {
 }
 
 /** Reads a body of at most `max` bytes; past that it stops reading and answers 40000003. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, max: number, tooLarge: string): Promise<Uint8Array> {
+export async function readCapped(body: ReadableStream<Uint8Array> | null, max: number, tooLarge: string): Promise<Uint8Array> {
   if (!body) return new Uint8Array()
   const reader = body.getReader()
   const chunks: Uint8Array[] = []

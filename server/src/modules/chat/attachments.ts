@@ -16,6 +16,7 @@ import { cleanName, inspectImage, makeThumbnail } from '../../storage/images.js'
 import { extractText, sniff } from './attachments-extract.js'
 import { CHAT_BASE, CHAT_PERMISSION } from './topic-routes.js'
 import { type Attachment, attachmentSchema, type Message } from './wire.js'
+import { readCapped } from '../../storage/uploads.js'
 
 /**
  * Files in chat messages (docs/chat-wire.md, "Attachments"): uploaded before the message is sent,
@@ -91,31 +92,6 @@ export function toAttachment(row: ChatAttachment): Attachment {
     thumbUrl: row.thumbKey ? `${ATTACHMENT_FILE_PREFIX}${row.id}?thumb=1` : null,
     createTime: row.createdAt.getTime()
   }
-}
-
-/** Reads at most `max` bytes of a body; past that it stops reading and answers 40000003. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, max: number, tooLarge: string): Promise<Uint8Array> {
-  if (!body) return new Uint8Array()
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > max) {
-      await reader.cancel().catch(() => {})
-      throw new ApiError(40000003, tooLarge)
-    }
-    chunks.push(value)
-  }
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const chunk of chunks) {
-    out.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return out
 }
 
 /** `filename*` of RFC 6266 / 5987: any name, safely quoted. */
