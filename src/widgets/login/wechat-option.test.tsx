@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { startSession } from '../../core/auth'
 import { configure } from '../../core/config'
 import { installGlobalListeners } from '../../core/events'
 import { $loginOpen, $systemConfig, $toasts, $token } from '../../core/stores'
@@ -41,6 +42,9 @@ beforeAll(async () => {
     return {} as Window
   }) as typeof window.open
   await import('./login.element')
+  // The page's boot fetches system.json once: done here, so its answer cannot land in a later test
+  // (it once overwrote the second test's wechatLogin: true with the first test's false).
+  await startSession()
 })
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
 afterEach(() => {
