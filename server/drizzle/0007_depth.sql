@@ -67,6 +67,7 @@ CREATE INDEX "chat_shares_account_idx" ON "chat_shares" USING btree ("account_id
 CREATE INDEX "chat_shares_topic_idx" ON "chat_shares" USING btree ("topic_id");--> statement-breakpoint
 CREATE INDEX "chat_attachments_message_idx" ON "chat_attachments" USING btree ("message_id","seq");--> statement-breakpoint
 CREATE INDEX "chat_attachments_account_idx" ON "chat_attachments" USING btree ("account_id","created_at");--> statement-breakpoint
+CREATE INDEX "chat_attachments_key_idx" ON "chat_attachments" USING btree ("key");--> statement-breakpoint
 CREATE INDEX "chat_attachments_orphan_idx" ON "chat_attachments" USING btree ("created_at") WHERE "chat_attachments"."message_id" is null;--> statement-breakpoint
 CREATE INDEX "chat_prompts_account_idx" ON "chat_prompts" USING btree ("account_id","seq");--> statement-breakpoint
 CREATE INDEX "gallery_likes_time_idx" ON "gallery_likes" USING btree ("created_at","task_id");--> statement-breakpoint

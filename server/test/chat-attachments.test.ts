@@ -388,6 +388,48 @@ describe('kept with the topic', () => {
     expect(existsSync(files.path(row!.thumbKey!))).toBe(false)
   })
 
+  it('an edited question keeps its files: sent again with it, and their bytes stay while either version names them', async () => {
+    const { token, accountId } = await chat.user()
+    const topic = await chat.topic(token, { model: 'gpt-4o-mini' })
+    const image = await uploaded(token, await png(), 'cat.png')
+    fake.script({ kind: 'stream', chunks: ['一只猫'], usage: null })
+    const sent = await chat.send(token, topic.topicId, '这是什么？', { attachmentIds: [image.attachmentId] })
+    expect(sent.body.code).toBe(2000)
+    await ctx.h.chat.idle()
+    fake.script({ kind: 'stream', chunks: ['橙色的猫'], usage: null })
+    const edited = await chat.post<{ messageId: string }>('topic/message/edit', { messageId: sent.body.data.messageId, content: '它是什么颜色？' }, token)
+    expect(edited.body.code).toBe(2000)
+    await ctx.h.chat.idle()
+    const last = (fake.requests.at(-1)!.body.messages as unknown as { role: string; content: unknown }[]).at(-1)!
+    expect(last).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: '它是什么颜色？' },
+        { type: 'image_url', image_url: { url: expect.stringMatching(/^data:image\/jpeg;base64,/) } }
+      ]
+    })
+    const [question] = (await messages(token, topic.topicId)).filter((m) => m.role === 'user')
+    expect(question!.messageId).toBe(edited.body.data.messageId)
+    expect(question!.attachments).toHaveLength(1)
+    const copy = question!.attachments![0]!
+    expect(copy).toMatchObject({ name: 'cat.png', kind: image.kind, size: image.size })
+    expect(copy.attachmentId).not.toBe(image.attachmentId)
+    expect((await fetchFile(copy.url, token)).status).toBe(200)
+
+    // The old version goes: its row is swept, the bytes stay for the new one.
+    const files = createLocalStorage({ dir: join(ctx.h.config.dataDir, 'files'), publicUrl: ctx.h.config.publicUrl })
+    const [row] = await rowsOf(accountId)
+    expect((await chat.post('topic/message/del', { messageId: sent.body.data.messageId }, token)).body.code).toBe(2000)
+    expect(await sweepAttachments({ db: ctx.db.db, storage: files, now: ctx.h.clock.now })).toBe(1)
+    expect(existsSync(files.path(row!.key))).toBe(true)
+    expect((await fetchFile(copy.url, token)).status).toBe(200)
+    // And with the topic the last row goes, and the bytes with it.
+    expect((await chat.post('topic/del', { topicId: topic.topicId }, token)).body.code).toBe(2000)
+    expect(await sweepAttachments({ db: ctx.db.db, storage: files, now: ctx.h.clock.now })).toBe(1)
+    expect(existsSync(files.path(row!.key))).toBe(false)
+    expect(existsSync(files.path(row!.thumbKey!))).toBe(false)
+  })
+
   it('removes uploads never sent after a day, and leaves the rest', async () => {
     const { token, accountId } = await chat.user()
     await uploaded(token, text('old'), 'old.txt')

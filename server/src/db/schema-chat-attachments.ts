@@ -48,6 +48,8 @@ export const chatAttachments = pgTable(
   (t) => [
     index('chat_attachments_message_idx').on(t.messageId, t.seq),
     index('chat_attachments_account_idx').on(t.accountId, t.createdAt),
+    // An edited question's copy shares its files' keys: the sweep keeps bytes a row still names.
+    index('chat_attachments_key_idx').on(t.key),
     index('chat_attachments_orphan_idx').on(t.createdAt).where(sql`${t.messageId} is null`),
     check('chat_attachments_kind_check', sql`${t.kind} in ('image', 'document')`),
     check('chat_attachments_size_check', sql`${t.size} >= 0`),

@@ -117,11 +117,30 @@ export async function sweepAttachments(deps: { db: Db; storage: Storage; now: ()
       )
     )
     .returning({ key: chatAttachments.key, thumbKey: chatAttachments.thumbKey })
+  if (rows.length === 0) return 0
+  // An edited question's copy names the same files: their bytes stay while any row names them.
+  const kept = await db
+    .select({ key: chatAttachments.key })
+    .from(chatAttachments)
+    .where(
+      inArray(
+        chatAttachments.key,
+        rows.map((r) => r.key)
+      )
+    )
+  const shared = new Set(kept.map((r) => r.key))
   for (const row of rows) {
+    if (shared.has(row.key)) continue
     await storage.delete(row.key).catch(() => {})
     if (row.thumbKey) await storage.delete(row.thumbKey).catch(() => {})
   }
   return rows.length
+}
+
+/** Gives an edited question the files of the version it replaces: new rows, the same stored bytes. */
+export async function copyAttachments(tx: Tx, rows: readonly ChatAttachment[], messageId: string, at: Date): Promise<void> {
+  if (rows.length === 0) return
+  await tx.insert(chatAttachments).values(rows.map(({ id: _id, seq: _seq, ...row }) => ({ ...row, id: randomUUID(), messageId, sentAt: at, createdAt: at })))
 }
 
 export function registerAttachmentRoutes(api: Api, deps: { kv: Kv; limits: AttachmentLimits }): void {

@@ -16,7 +16,16 @@ import { findReplyByRequest, MESSAGE_NOT_FOUND, requireMessage, requireTopic, RE
 import type { ChatRuntime } from '../../replies/runtime.js'
 import { CHAT_BASE, CHAT_PERMISSION, requireModel, stopTopicReplies } from './topic-routes.js'
 import { messageSchema, paged, sendResultSchema, switchResultSchema } from './wire.js'
-import { ATTACHMENTS_PER_MESSAGE, attachmentsOf, attachmentTurn, checkVision, linkAttachments, unsentAttachments, withAttachments } from './attachments.js'
+import {
+  ATTACHMENTS_PER_MESSAGE,
+  attachmentsOf,
+  attachmentTurn,
+  checkVision,
+  copyAttachments,
+  linkAttachments,
+  unsentAttachments,
+  withAttachments
+} from './attachments.js'
 import type { ChatAttachment } from '../../db/schema-chat-attachments.js'
 
 export const MAX_CONTENT_CHARS = 20_000
@@ -239,10 +248,13 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
       const before = tree.parent.get(old.id)!
       const messageId = randomUUID()
       const contentTokens = await countTokens(body.content)
+      // The new version keeps the files the question was asked with.
+      const files = await attachmentsOf(db, old.id)
       return startReply({
         auth,
         topic,
         question: body.content,
+        attachments: files,
         branch: pathTo(tree, before),
         requestId: body.requestId,
         parentId: messageId,
@@ -259,6 +271,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
             createdAt: reply.createdAt,
             updatedAt: reply.createdAt
           })
+          await copyAttachments(tx, files, messageId, reply.createdAt as Date)
           await tx.insert(chatMessages).values(reply)
         }
       })
