@@ -15,7 +15,7 @@ import { PanelHeader } from './panel-header'
 import { selectTopic, sendMessage, stopMessage } from './replies'
 import { ReplyContext } from './reply'
 import { $activeTopicId, activeRequest, $chatConfig, $messages, $streaming, $topics, EVENT_CHAT_COMMAND, type SendResult } from './state'
-import { awaitTitle, createTopic, startChat } from './topics'
+import { awaitTitle, createTopic, creating, startChat } from './topics'
 
 // Opened now and then: loaded on first use, with the popover they open in.
 const loadSettings = () => deferred(import('./settings'))
@@ -135,6 +135,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
     // reply to render (a new topic) never loads it; a reply shown loads it as it mounts.
     preloadMarkdown().catch(() => {})
     try {
+      await creating?.catch(() => {})
       const id = $activeTopicId.get() ?? (await createTopic()).topicId
       const sending = sendMessage(id, text)
       scrollRef.current()

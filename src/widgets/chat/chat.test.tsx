@@ -81,6 +81,13 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
       return json(res, { list: messages.filter((m) => m.topicId === body.topicId).reverse(), total: messages.length, pageNum: 1, pageSize: 20 })
     case 'topic/message/send':
       return json(res, { requestId: body.requestId, messageId: 'q9', replyId: 'a9' })
+    case 'topic/create': {
+      // slow enough for a question typed at once to arrive first
+      await new Promise((r) => setTimeout(r, 150))
+      const created = topic('t9', '新的对话')
+      topics.unshift(created)
+      return json(res, created)
+    }
     case 'topic/message/clear':
       messages = []
       return json(res, null)
@@ -174,6 +181,23 @@ describe('<lingxi-chat>', () => {
     await vi.waitFor(() => expect(field.value).toBe(''))
     // a screen reader hears the streamed reply once, from the polite region (the log is not live)
     await vi.waitFor(() => expect(root.querySelector('[data-testid=live-reply]')!.textContent).toContain('这是回答'))
+  })
+
+  it('a question sent while 新建对话 is still creating the topic goes to the new topic', async () => {
+    $token.set('tok')
+    const root = mount()
+    await vi.waitFor(() => expect(root.querySelectorAll('[data-testid=message]')).toHaveLength(2))
+    ;[...root.querySelectorAll<HTMLButtonElement>('button')]
+      .find((b) => b.getAttribute('aria-label') === '新建对话' || b.textContent?.trim() === '新建对话')!
+      .click()
+    const field = root.querySelector<HTMLTextAreaElement>('[data-testid=composer]')!
+    field.value = '新话题的第一个问题'
+    field.dispatchEvent(new Event('input', { bubbles: true }))
+    await vi.waitFor(() => expect(field.value).toBe('新话题的第一个问题'))
+    field.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }))
+    await vi.waitFor(() => expect(calls.some((c) => c.path.endsWith('topic/message/send'))).toBe(true))
+    expect(calls.filter((c) => c.path.endsWith('topic/create'))).toHaveLength(1)
+    expect(calls.find((c) => c.path.endsWith('topic/message/send'))!.body).toMatchObject({ topicId: 't9', content: '新话题的第一个问题' })
   })
 
   it('obeys lingxi-chat-command: clear asks first, then empties the conversation', async () => {

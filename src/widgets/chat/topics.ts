@@ -92,12 +92,17 @@ async function open(topic: Topic): Promise<Topic> {
   return topic
 }
 
+/** The last topic creation: a question sent while it runs goes to the topic it opens. */
+export let creating: Promise<unknown> | undefined
+
 /**
  * Creates a topic (with a role: named after it, its welcome message stored as the first reply)
  * and makes it the active one.
  */
-export async function createTopic(input: { name?: string; roleId?: string; model?: string } = {}): Promise<Topic> {
-  return open(await call<Topic>('topic/create', input))
+export function createTopic(input: { name?: string; roleId?: string; model?: string } = {}): Promise<Topic> {
+  const topic = call<Topic>('topic/create', input).then(open)
+  creating = topic
+  return topic
 }
 
 /** Opens a topic another tool started and left for the chat (a role's: see the role repository). */
