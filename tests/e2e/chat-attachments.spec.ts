@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs'
-import AxeBuilder from '@axe-core/playwright'
 import { expect, type Page, test, type TestInfo } from '@playwright/test'
-import { loginAs, shot } from './helpers'
+import { axe, loginAs, snap } from './helpers'
 import { makePng } from './png'
 import { type LingxiServer, startServer } from './server'
 
@@ -19,21 +17,6 @@ test.afterAll(async () => {
 
 const question = (page: Page) => page.locator('[data-testid=message][data-role=user]').last()
 const lastReply = (page: Page) => page.locator('[data-testid=message][data-role=assistant]').last()
-
-async function snap(page: Page, info: TestInfo, name: string) {
-  await shot(page, info, name)
-  const dir = process.env.LX_SHOTS ?? 'test-results/chat-attachments'
-  mkdirSync(dir, { recursive: true })
-  await page.screenshot({ path: `${dir}/${name.replace(/\s+/g, '-')}.png` })
-}
-
-async function axe(page: Page, where: string) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze()
-  const bad = result.violations
-    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-    .map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(' >>> ')).join(', ')}`)
-  expect(bad).toEqual([])
-}
 
 async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobile: boolean) {
   await page.goto(`${server.url}/chat`)
@@ -63,7 +46,7 @@ async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobi
   await expect(chips).toHaveCount(2)
   await expect(page.locator('[data-testid=attachment][data-state=done]')).toHaveCount(2, { timeout: 20_000 })
   await expect(page.getByRole('button', { name: '移除「cat.png」' })).toBeVisible()
-  await snap(page, info, `${tag} tray`)
+  await snap(page, info, `${tag} tray`, 'chat-attachments-')
   await axe(page, 'the composer with files')
 
   await composer.fill('帮我看看这两个附件')
@@ -84,7 +67,7 @@ async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobi
       .evaluate((img: HTMLImageElement) => img.naturalWidth)
   ).toBeGreaterThan(0)
   await question(page).scrollIntoViewIfNeeded()
-  await snap(page, info, `${tag} sent`)
+  await snap(page, info, `${tag} sent`, 'chat-attachments-')
   await axe(page, 'a question with files')
 
   // Click to enlarge; Escape closes.
@@ -92,7 +75,7 @@ async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobi
   const dialog = page.getByRole('dialog', { name: 'cat.png' })
   await expect(dialog.locator('img')).toBeVisible()
   expect(await dialog.locator('img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(320)
-  await snap(page, info, `${tag} enlarged`)
+  await snap(page, info, `${tag} enlarged`, 'chat-attachments-')
   await page.keyboard.press('Escape')
   await expect(dialog).toBeHidden()
 

@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs'
-import AxeBuilder from '@axe-core/playwright'
 import { expect, type Page, test, type TestInfo } from '@playwright/test'
-import { loginAs, shot } from './helpers'
+import { axe, loginAs, snap } from './helpers'
 import { type LingxiServer, startServer } from './server'
 
 // Edit and resend (issue 20, item 4) on the demo model: a question edited in place gets a new
@@ -19,23 +17,6 @@ test.afterAll(async () => {
 const messages = (page: Page) => page.locator('[data-testid=message]')
 const question = (page: Page) => page.locator('[data-testid=message][data-role=user]').last()
 const lastReply = (page: Page) => page.locator('[data-testid=message][data-role=assistant]').last()
-
-/** Where a screenshot also goes for a look outside the report. */
-async function snap(page: Page, info: TestInfo, name: string) {
-  await shot(page, info, name)
-  const dir = process.env.LX_SHOTS ?? 'test-results/chat-edit'
-  mkdirSync(dir, { recursive: true })
-  await page.screenshot({ path: `${dir}/${name.replace(/\s+/g, '-')}.png` })
-}
-
-/** axe (the rules of a11y.spec.ts): no critical or serious violation. */
-async function axe(page: Page, where: string) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze()
-  const bad = result.violations
-    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-    .map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(' >>> ')).join(', ')}`)
-  expect(bad).toEqual([])
-}
 
 async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobile: boolean) {
   await page.goto(`${server.url}/chat`)
@@ -62,7 +43,7 @@ async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobi
   await question(page).getByRole('button', { name: '编辑' }).click()
   await expect(field).toBeFocused()
   await field.fill('修改后的问题：灵犀能做什么')
-  await snap(page, info, `${tag} editing`)
+  await snap(page, info, `${tag} editing`, 'chat-edit-')
   await axe(page, 'editing a question')
   await field.press('Enter')
   await expect(field).toBeHidden()
@@ -73,7 +54,7 @@ async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobi
   const versions = question(page).getByRole('group', { name: '消息版本' })
   await expect(versions).toContainText('2/2')
   await expect(versions.getByRole('button', { name: '下一个版本' })).toBeDisabled()
-  await snap(page, info, `${tag} edited 2 of 2`)
+  await snap(page, info, `${tag} edited 2 of 2`, 'chat-edit-')
   await axe(page, 'a question with two versions')
 
   // Back to version 1: the old question and its reply.
@@ -84,7 +65,7 @@ async function flow(page: Page, info: TestInfo, phone: string, tag: string, mobi
   await expect(messages(page)).toHaveCount(2)
   // The focus stays on the switcher (the next version is the way back).
   await expect(question(page).getByRole('button', { name: '下一个版本' })).toBeFocused()
-  await snap(page, info, `${tag} back to 1 of 2`)
+  await snap(page, info, `${tag} back to 1 of 2`, 'chat-edit-')
 
   // A reload shows the version chosen.
   await page.reload()

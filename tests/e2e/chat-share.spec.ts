@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { type Browser, expect, type Page, test, type TestInfo } from '@playwright/test'
-import { loginAs, shot } from './helpers'
+import { loginAs, snap } from './helpers'
 import { type LingxiServer, startServer } from './server'
 
 // A topic exported as Markdown and as a long PNG, shared by a link a logged-out visitor opens and
@@ -18,11 +18,6 @@ const QUESTION = '请展示数学公式和流程图 <img src=x onerror="window.p
 const lastReply = (page: Page) => page.locator('[data-testid=message][data-role=assistant]').last()
 
 /** Where a screenshot also goes for a look outside the report. */
-async function snap(page: Page, info: TestInfo, name: string) {
-  await shot(page, info, name)
-  await page.screenshot({ path: info.outputPath(`${name.replace(/\s+/g, '-')}.png`) })
-}
-
 /** PNG width and height from its IHDR chunk. */
 function pngSize(bytes: Buffer): { width: number; height: number } {
   expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
@@ -61,7 +56,7 @@ async function flow(page: Page, browser: Browser, info: TestInfo, phone: string,
   await item.getByRole('button', { name: '导出与分享' }).click()
   const dialog = page.getByRole('dialog', { name: '导出与分享' })
   await expect(dialog).toBeVisible()
-  await snap(page, info, 'export and share dialog')
+  await snap(page, info, 'export and share dialog', 'chat-share-')
 
   // Markdown: the whole topic, question and reply, in a .md file.
   const mdDownload = page.waitForEvent('download')
@@ -115,7 +110,7 @@ async function flow(page: Page, browser: Browser, info: TestInfo, phone: string,
   await expect(guest.getByTestId('composer')).toHaveCount(0)
   await expect(guest.getByRole('banner').getByRole('button', { name: '登录' })).toBeVisible()
   expect(await guest.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
-  await snap(guest, info, 'shared topic')
+  await snap(guest, info, 'shared topic', 'chat-share-')
 
   // Revoke from the topic's menu: the link is a 404 at once.
   await dialog.getByRole('button', { name: '撤销', exact: true }).click()
@@ -129,7 +124,7 @@ async function flow(page: Page, browser: Browser, info: TestInfo, phone: string,
   await guest.reload()
   await expect(guest.getByTestId('share-gone')).toHaveText('分享不存在或已撤销')
   await expect(guest.getByTestId('shared-message')).toHaveCount(0)
-  await snap(guest, info, 'revoked link')
+  await snap(guest, info, 'revoked link', 'chat-share-')
   expect(errors).toEqual([])
   await visitor.close()
 

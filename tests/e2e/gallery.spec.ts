@@ -1,8 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { type Browser, expect, type Page, test, type TestInfo } from '@playwright/test'
-import { addSession, apiLogin } from './helpers'
+import { type Browser, expect, test } from '@playwright/test'
+import { addSession, apiLogin, snap } from './helpers'
 import { type LingxiServer, startServer } from './server'
 
 // Issue 22, the gallery: search by prompt, filter by aspect, like (the count and the pressed state),
@@ -50,13 +48,6 @@ async function signedIn(browser: Browser, token: string, phone: boolean) {
   return context.newPage()
 }
 
-/** A screenshot in the report (and in $LINGXI_SHOTS, to look at). */
-async function shot(page: Page, info: TestInfo, name: string) {
-  const body = await page.screenshot()
-  await info.attach(name, { body, contentType: 'image/png' })
-  if (process.env.LINGXI_SHOTS) writeFileSync(join(process.env.LINGXI_SHOTS, `gallery-${name.replace(/[^\w\u4e00-\u9fff]+/g, '-')}.png`), body)
-}
-
 for (const size of [
   { name: 'desktop', phone: false, n: 1 },
   { name: 'phone', phone: true, n: 2 }
@@ -72,7 +63,7 @@ for (const size of [
     await page.goto(`${server.url}/gallery`)
     const items = page.getByTestId('gallery-item')
     await expect(items.first()).toBeVisible()
-    await shot(page, info, `gallery (${size.name})`)
+    await snap(page, info, `gallery (${size.name})`, 'gallery-')
     // the toolbar, the likes and the cards pass axe (no critical or serious finding)
     const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze()
     expect(
@@ -103,12 +94,12 @@ for (const size of [
     await like.click()
     await expect(like).toHaveAttribute('aria-pressed', 'true')
     await expect(like).toHaveText('1')
-    await shot(page, info, `liked (${size.name})`)
+    await snap(page, info, `liked (${size.name})`, 'gallery-')
     await page.getByRole('button', { name: '本周最受欢迎' }).click()
     await expect(page.getByRole('button', { name: '本周最受欢迎' })).toHaveAttribute('aria-pressed', 'true')
     await expect(items.filter({ hasText: `雪地里的狐狸${size.n}` })).toHaveCount(1)
     await expect(items.filter({ hasText: `橘猫${size.n}` })).toHaveCount(0)
-    await shot(page, info, `本周最受欢迎 (${size.name})`)
+    await snap(page, info, `本周最受欢迎 (${size.name})`, 'gallery-')
     // unlike, back to 0 (the server's count)
     await items
       .filter({ hasText: `雪地里的狐狸${size.n}` })
@@ -124,7 +115,7 @@ for (const size of [
     await expect(items).toHaveCount(1)
     await expect(items.first()).toContainText(`橘猫${size.n}`)
     await expect(page.getByRole('main')).not.toContainText(`1370013780${size.n}`)
-    await shot(page, info, `author's other works (${size.name})`)
+    await snap(page, info, `author's other works (${size.name})`, 'gallery-')
     await page.getByRole('button', { name: '返回全部作品' }).click()
     await expect(page.getByTestId('author-filter')).toBeHidden()
 

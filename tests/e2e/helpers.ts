@@ -1,9 +1,34 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import AxeBuilder from '@axe-core/playwright'
 import { type BrowserContext, expect, type Page, type TestInfo } from '@playwright/test'
 import type { LingxiServer } from './server'
 
 /** Attaches a screenshot of the viewport to the test report. */
 export async function shot(page: Page, info: TestInfo, name: string) {
   await info.attach(name, { body: await page.screenshot({ fullPage: false }), contentType: 'image/png' })
+}
+
+/**
+ * A screenshot attached to the report and, for a look outside it, written to `$LX_SHOTS` (when
+ * set) as `<prefix><name>.png`.
+ */
+export async function snap(page: Page, info: TestInfo, name: string, prefix = '') {
+  const body = await page.screenshot()
+  await info.attach(name, { body, contentType: 'image/png' })
+  const dir = process.env.LX_SHOTS
+  if (!dir) return
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, `${prefix}${name.replace(/[^\w\u4e00-\u9fff]+/g, '-')}.png`), body)
+}
+
+/** The axe rules of a11y.spec.ts: no critical or serious violation on the page as it is. */
+export async function axe(page: Page, where: string) {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze()
+  const bad = result.violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(' >>> ')).join(', ')}`)
+  expect(bad).toEqual([])
 }
 
 /** Logs in through the dialog with the code the console SMS provider printed. */

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { type Browser, type BrowserContext, expect, type Locator, type Page, test, type TestInfo } from '@playwright/test'
-import { addSession, apiLogin } from './helpers'
+import { type Browser, type BrowserContext, expect, type Locator, type Page, test } from '@playwright/test'
+import { addSession, apiLogin, snap } from './helpers'
 import { makePng } from './png'
 import { type LingxiServer, startServer } from './server'
 
@@ -122,13 +122,6 @@ async function press(key: string) {
   await checkRing()
 }
 
-/** A screenshot in the report (and in $LINGXI_SHOTS, to look at). */
-async function shot(info: TestInfo, name: string) {
-  const body = await page.screenshot()
-  await info.attach(name, { body, contentType: 'image/png' })
-  if (process.env.LINGXI_SHOTS) writeFileSync(join(process.env.LINGXI_SHOTS, `keyboard-${name.replace(/[^\w\u4e00-\u9fff]+/g, '-')}.png`), body)
-}
-
 /** The animation a drawer opens with. */
 const motion = (el: Element) => getComputedStyle(el).animationName
 
@@ -155,7 +148,7 @@ async function keyboardLogin() {
   const phone = dialog.getByRole('textbox', { name: '手机号' })
   await expect(phone).toBeFocused()
   await checkRing()
-  await shot(test.info(), 'login: phone field focused (desktop)')
+  await snap(page, test.info(), 'login: phone field focused (desktop)', 'keyboard-')
 
   // the calling code: the button before the field opens a searchable list
   await tabTo(dialog.getByRole('button', { name: /国家或地区区号/ }), { back: true })
@@ -163,7 +156,7 @@ async function keyboardLogin() {
   await expect(dialog.getByRole('searchbox', { name: '搜索国家或地区' })).toBeFocused()
   await page.keyboard.type('xianggang')
   await tabTo(dialog.getByRole('button', { name: /中国香港/ }))
-  await shot(test.info(), 'login: country option focused')
+  await snap(page, test.info(), 'login: country option focused', 'keyboard-')
   await press('Enter')
   const code = dialog.getByRole('button', { name: /国家或地区区号/ })
   await expect(code).toBeFocused()
@@ -203,12 +196,12 @@ test('chat: send, rename a topic; on a phone the topic drawer opens and closes',
   await page.keyboard.type('你好，键盘')
   await press('Enter')
   await expect(lastReply()).toHaveAttribute('data-status', 'complete', { timeout: 30_000 })
-  await shot(test.info(), 'chat: composer focused after sending')
+  await snap(page, test.info(), 'chat: composer focused after sending', 'keyboard-')
 
   // rename: the topic, then its 重命名 button (shown while the item has the focus)
   const topics = page.getByRole('navigation', { name: '话题列表' })
   await tabTo(topics.getByTestId('topic-item').first().getByRole('button', { name: '重命名' }), { back: true })
-  await shot(test.info(), 'chat: topic action focused')
+  await snap(page, test.info(), 'chat: topic action focused', 'keyboard-')
   await press('Enter')
   const name = topics.getByRole('textbox', { name: '话题名称' })
   await expect(name).toBeFocused()
@@ -228,7 +221,7 @@ test('chat: send, rename a topic; on a phone the topic drawer opens and closes',
   // reduced motion: the drawer and its backdrop appear without sliding or fading
   expect(await drawer.evaluate(motion)).toBe('none')
   await checkRing()
-  await shot(test.info(), 'chat: topic drawer open (phone)')
+  await snap(page, test.info(), 'chat: topic drawer open (phone)', 'keyboard-')
   await press('Escape')
   await expect(drawer).toBeHidden()
   await expect(trigger).toBeFocused()
@@ -245,7 +238,7 @@ test('roles: pick a role and start a chat with it', async () => {
   await page.goto(server.url + '/role')
   const start = page.getByTestId('role-card').first().getByRole('button', { name: '开始对话' })
   await tabTo(start)
-  await shot(test.info(), 'roles: 开始对话 focused')
+  await snap(page, test.info(), 'roles: 开始对话 focused', 'keyboard-')
   await press('Enter')
   await expect(page).toHaveURL(/\/chat/)
   await expect(page.getByTestId('composer')).toBeVisible()
@@ -260,7 +253,7 @@ test('painting: submit a prompt, open the result in the lightbox, Escape returns
   const view = page.getByRole('button', { name: '查看大图' }).first()
   await expect(view).toBeVisible({ timeout: 45_000 })
   await tabTo(view, { max: 120 })
-  await shot(test.info(), 'painting: 查看大图 focused')
+  await snap(page, test.info(), 'painting: 查看大图 focused', 'keyboard-')
   await press('Enter')
   const lightbox = page.getByRole('dialog', { name: '查看大图' })
   await expect(lightbox).toBeVisible()
@@ -283,7 +276,7 @@ test('music: create a song, play and pause it', async () => {
   await press('Enter')
   const pause = page.getByRole('button', { name: '暂停' }).first()
   await expect(pause).toBeVisible()
-  await shot(test.info(), 'music: playing')
+  await snap(page, test.info(), 'music: playing', 'keyboard-')
   await tabTo(pause, { max: 120 })
   await press('Space')
   await expect(page.getByRole('button', { name: '播放', exact: true }).first()).toBeVisible()
@@ -303,7 +296,7 @@ test('hot news: open a source, open an item’s 解读, Escape closes it', async
     .first()
     .getByRole('button', { name: /^AI 解读/ })
   await tabTo(interpret)
-  await shot(test.info(), 'hot news: 解读 focused')
+  await snap(page, test.info(), 'hot news: 解读 focused', 'keyboard-')
   await press('Enter')
   const dialog = page.getByRole('dialog', { name: 'AI 解读' })
   await expect(dialog).toBeVisible()
@@ -317,7 +310,7 @@ test('image host: reach the upload button, copy a link', async () => {
   await page.goto(server.url + '/imgSee')
   const choose = page.getByRole('button', { name: '选择图片', exact: true })
   await tabTo(choose)
-  await shot(test.info(), 'image host: upload focused')
+  await snap(page, test.info(), 'image host: upload focused', 'keyboard-')
   // the file chooser is the system's; the file is handed to it as a user would pick it
   const chooser = page.waitForEvent('filechooser')
   await press('Enter')
@@ -337,7 +330,7 @@ test('user center: the redeem field takes a card code', async () => {
   await page.keyboard.type('NOT-A-CARD-0000')
   await press('Enter')
   await expect(page.getByText(/充值卡号格式不正确/)).toBeVisible()
-  await shot(test.info(), 'user center: redeem refused')
+  await snap(page, test.info(), 'user center: redeem refused', 'keyboard-')
 })
 
 test('orders: open one', async () => {
@@ -345,7 +338,7 @@ test('orders: open one', async () => {
   const link = page.getByTestId('activity-card').first().getByTestId('session-link').first()
   await expect(link).toBeVisible({ timeout: 15_000 })
   await tabTo(link)
-  await shot(test.info(), 'orders: a session link focused')
+  await snap(page, test.info(), 'orders: a session link focused', 'keyboard-')
   await press('Enter')
   await expect(page).toHaveURL(/\/orders\/ordersDetail\/[^/]+\/[^/]+$/)
   await expect(page.getByRole('heading', { name: '键盘测评任务' })).toBeVisible()
@@ -360,7 +353,7 @@ for (const size of [
     await page.goto(server.url + '/role')
     const trigger = page.getByRole('banner').getByRole('button', { name: /139\*{4}9501/ })
     await tabTo(trigger)
-    await shot(test.info(), `profile trigger focused (${size.name})`)
+    await snap(page, test.info(), `profile trigger focused (${size.name})`, 'keyboard-')
     await press('Enter')
     const menu = page.getByRole('menu', { name: '账号菜单' })
     await expect(menu).toBeVisible()
@@ -371,7 +364,7 @@ for (const size of [
     await expect(items.nth(1)).toBeFocused()
     await press('ArrowDown')
     await expect(items.nth(2)).toBeFocused()
-    await shot(test.info(), `profile menu item focused (${size.name})`)
+    await snap(page, test.info(), `profile menu item focused (${size.name})`, 'keyboard-')
     await press('ArrowUp')
     await expect(items.nth(1)).toBeFocused()
     await press('ArrowUp')

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { expect, test, type Page, type TestInfo } from '@playwright/test'
-import { loginAs, shot } from './helpers'
+import { expect, test, type Page } from '@playwright/test'
+import { loginAs, snap } from './helpers'
 import { makePng } from './png'
 import { startFakeWechatOAuth } from '../../server/test/fakes/wechat-oauth'
 import { startFakeWechatPay } from '../../server/test/fakes/wechat-pay'
@@ -123,12 +123,6 @@ test.afterAll(async () => {
 
 const cards = (page: Page) => page.getByTestId('activity-card')
 
-/** A screenshot in the report (and in $LINGXI_SHOTS, to look at). */
-async function snap(page: Page, info: TestInfo, name: string) {
-  await shot(page, info, name)
-  if (process.env.LINGXI_SHOTS) await page.screenshot({ path: join(process.env.LINGXI_SHOTS, `orders-${info.project.name}-${name.replace(/ /g, '-')}.png`) })
-}
-
 test('take an order, AI 起草, submit with a screenshot, approved by the operator, open the red packet', async ({ page, context }, info) => {
   test.setTimeout(150_000)
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server!.url })
@@ -143,7 +137,7 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await expect(cream.getByTestId('reward')).toHaveText('12.50')
   await expect(cream.getByTestId('places-left')).toHaveText('6')
   await expect(cream.getByTestId('session-link')).toHaveCount(2)
-  await snap(page, info, 'orders list')
+  await snap(page, info, 'orders list', 'orders-')
 
   // filters: platform, then keyword
   await page.getByLabel('发布平台').selectOption('douyin')
@@ -163,7 +157,7 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await expect(page.getByRole('heading', { name: '新品面霜种草笔记' })).toBeVisible()
   await expect(page.getByText('不少于 300 字')).toBeVisible()
   await expect(page.getByTestId('detail-places-left')).toContainText('3')
-  await snap(page, info, 'detail')
+  await snap(page, info, 'detail', 'orders-')
 
   // take the order after confirming: a place is reserved
   await page.getByRole('button', { name: '立即接单' }).click()
@@ -189,7 +183,7 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await draft.fill(`${drafted}\n#灵犀面霜`)
   await page.getByRole('button', { name: '保存草稿' }).click()
   await expect(page.getByText('草稿已保存', { exact: true })).toBeVisible()
-  await snap(page, info, 'draft')
+  await snap(page, info, 'draft', 'orders-')
 
   // the submission: nothing is sent until the link and a screenshot are there
   await page.getByRole('button', { name: '提交审核' }).click()
@@ -205,7 +199,7 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await expect(page.locator('[data-testid=screenshot][data-status=done]')).toHaveCount(2)
   await page.getByRole('button', { name: '删除截图 2' }).click()
   await expect(page.getByTestId('screenshot')).toHaveCount(1)
-  await snap(page, info, 'submission form')
+  await snap(page, info, 'submission form', 'orders-')
   await page.getByRole('button', { name: '提交审核' }).click()
   await expect(page.getByText('已提交，等待审核')).toBeVisible()
   await expect(page.getByTestId('order-status')).toHaveText('审核中')
@@ -229,16 +223,16 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await page.getByRole('button', { name: '领取红包' }).click()
   const packet = page.getByTestId('red-packet')
   await expect(packet).toHaveAttribute('data-phase', 'closed')
-  await snap(page, info, 'red packet closed')
+  await snap(page, info, 'red packet closed', 'orders-')
   await packet.getByRole('button', { name: '开红包，奖励 12.50 元' }).click()
   await expect(packet).toHaveAttribute('data-phase', 'open')
   await expect(page.getByTestId('red-packet-amount')).toHaveText('12.50')
   await expect(page.getByTestId('red-packet-demo')).toContainText('演示红包')
   await expect(packet).toHaveAttribute('data-pay-state', 'SENT', { timeout: 15_000 })
   await expect(page.getByTestId('red-packet-state')).toContainText('请在微信中领取')
-  await snap(page, info, 'red packet open')
+  await snap(page, info, 'red packet open', 'orders-')
   await page.setViewportSize({ width: 390, height: 844 })
-  await snap(page, info, 'red packet open phone')
+  await snap(page, info, 'red packet open phone', 'orders-')
   await page.setViewportSize({ width: 1280, height: 720 })
   await packet.getByRole('button', { name: '完成' }).click()
   await expect(packet).toBeHidden()
@@ -252,7 +246,7 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await expect(mine.first().getByTestId('order-status')).toHaveText('已通过')
   await expect(mine.first().getByTestId('pay-state')).toContainText(/已发放|已领取/)
   await expect(mine.first().getByRole('button', { name: '领取红包' })).toHaveCount(0)
-  await snap(page, info, 'my orders')
+  await snap(page, info, 'my orders', 'orders-')
   const paid = await page.evaluate(async (id) => {
     // the page's own session: its HttpOnly cookie, with the CSRF header (ADR 0019)
     const res = await fetch('/api/v1/wx-red-pack/v2/send', {
@@ -324,7 +318,7 @@ test.describe('phone', () => {
         return Math.max(0, ...all.map((el) => Math.ceil(el.getBoundingClientRect().right) - document.documentElement.clientWidth))
       })
     expect(await overflow()).toBeLessThanOrEqual(0)
-    await snap(page, info, 'phone list')
+    await snap(page, info, 'phone list', 'orders-')
     await cards(page).first().getByTestId('session-link').first().click()
     await expect(page.getByRole('button', { name: '立即接单' })).toBeVisible()
     expect(await overflow()).toBeLessThanOrEqual(0)
@@ -332,7 +326,7 @@ test.describe('phone', () => {
     await page.getByRole('dialog', { name: '确认接单' }).getByRole('button', { name: '接单' }).click()
     await expect(page.getByTestId('draft')).toBeVisible()
     expect(await overflow()).toBeLessThanOrEqual(0)
-    await snap(page, info, 'phone detail')
+    await snap(page, info, 'phone detail', 'orders-')
   })
 })
 
@@ -381,7 +375,7 @@ test('with WeChat Pay: the packet asks to bind WeChat, survives SYSTEMERROR, and
     await expect(packet).toHaveAttribute('data-phase', 'refused')
     await expect(page.getByTestId('red-packet-error')).toHaveText('请先绑定微信（使用微信登录一次）')
     expect(pay.packets.size).toBe(0)
-    await snap(page, info, 'red packet needs WeChat')
+    await snap(page, info, 'red packet needs WeChat', 'orders-')
 
     // bind in the popup; the packet tries again by itself: WeChat answers SYSTEMERROR once, the
     // server retries with the same mch_billno, and it is paid
@@ -397,7 +391,7 @@ test('with WeChat Pay: the packet asks to bind WeChat, survives SYSTEMERROR, and
     await expect(packet).toHaveAttribute('data-pay-state', 'SENT', { timeout: 20_000 })
     await expect(page.getByTestId('red-packet-amount')).toHaveText('30')
     await expect(page.getByTestId('red-packet-demo')).toHaveCount(0)
-    await snap(page, info, 'red packet paid by WeChat Pay')
+    await snap(page, info, 'red packet paid by WeChat Pay', 'orders-')
     expect(pay.packets.size).toBe(1)
     const [paid] = [...pay.packets.values()]
     expect(paid).toMatchObject({ amount: 3000, openid: oauth.user.openid })

@@ -1,6 +1,6 @@
-import { expect, test, type Page, type TestInfo } from '@playwright/test'
+import { expect, test, type Page } from '@playwright/test'
 import { startFakeWechatOAuth, type FakeWechatOAuth } from '../../server/test/fakes/wechat-oauth'
-import { shot } from './helpers'
+import { snap } from './helpers'
 import { startServer, type LingxiServer } from './server'
 
 // WeChat login through a fake WeChat Open Platform on loopback (qrconnect page, then
@@ -20,12 +20,6 @@ test.afterAll(async () => {
   await wechat?.close()
 })
 
-/** A screenshot in the report (and in $LINGXI_SHOTS, to look at). */
-async function snap(page: Page, info: TestInfo, name: string) {
-  await shot(page, info, name)
-  if (process.env.LINGXI_SHOTS) await page.screenshot({ path: `${process.env.LINGXI_SHOTS}/wechat-${name.replace(/ /g, '-')}.png` })
-}
-
 async function openWechatOption(page: Page) {
   await page.getByRole('banner').getByRole('button', { name: '登录' }).click()
   const dialog = page.getByRole('dialog', { name: '手机号登录' })
@@ -40,7 +34,7 @@ async function openWechatOption(page: Page) {
 test('desktop: the popup logs the page in, then a new WeChat account binds a phone', async ({ page }, info) => {
   await page.goto(server.url + '/chat')
   const dialog = await openWechatOption(page)
-  await snap(page, info, 'login dialog with WeChat')
+  await snap(page, info, 'login dialog with WeChat', 'wechat-')
   const popupPromise = page.waitForEvent('popup')
   await dialog.getByRole('button', { name: '微信登录' }).click()
   const popup = await popupPromise
@@ -56,7 +50,7 @@ test('desktop: the popup logs the page in, then a new WeChat account binds a pho
   // a new WeChat identity has no phone yet: 绑定手机号
   const bind = page.getByRole('dialog', { name: '绑定手机号' })
   await expect(bind).toBeVisible()
-  await snap(page, info, 'bind phone')
+  await snap(page, info, 'bind phone', 'wechat-')
   await bind.getByLabel('手机号').fill('13800138700')
   const mark = server.output().length
   await bind.getByRole('button', { name: '获取验证码' }).click()
@@ -102,7 +96,7 @@ test.describe('phone, a new WeChat', () => {
     const bind = page.getByRole('dialog', { name: '绑定手机号' })
     await expect(bind).toBeVisible()
     await expect(bind.getByLabel('手机号')).toHaveAttribute('placeholder', '请输入手机号')
-    await snap(page, info, 'bind phone on a phone')
+    await snap(page, info, 'bind phone on a phone', 'wechat-')
   })
 })
 
