@@ -12,8 +12,8 @@ const shared = {
   // the fetches it aborts when a file's window closes, and a log still queued on a closing RPC failed
   // a whole CI run with EnvironmentTeardownError ("Closing rpc while onUserConsoleLog was pending").
   disableConsoleIntercept: true,
-  // Every shadow root gets the full Lingxi sheet, as in the npm package.
-  setupFiles: ['tests/unit/setup-styles.ts']
+  // Every shadow root gets the full Lingxi sheet, as in the npm package; waits allow a loaded machine.
+  setupFiles: ['tests/unit/setup-styles.ts', 'tests/unit/setup-wait.ts']
 }
 
 export default defineConfig({
