@@ -3,6 +3,7 @@ import { asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatMessages, chatTopics } from '../src/db/schema.js'
 import { activePath, type Node, newestUnder, treeOf, versionOf } from '../src/modules/chat/branches.js'
+import { EDITS_PER_MINUTE, SWITCHES_PER_MINUTE } from '../src/modules/chat/message-routes.js'
 import { type FakeOpenAi, startFakeOpenAi } from './fakes/openai.js'
 import { chatHelpers, fakeEnv, parseFrames, readAll, waitUntil } from './helpers/chat.js'
 import { useHarness } from './helpers/database-hooks.js'
@@ -263,6 +264,23 @@ describe('edit and resend', () => {
       expect(res.body.code).toBe(40000001)
     }
     expect(await rows()).toEqual(before)
+  })
+
+  it('limits edits and version switches per account per minute (429, nothing changed)', async () => {
+    const { token, accountId, topicId, second } = await twoExchanges()
+    // The window's count so far is made up to the limit, as a burst of earlier edits would have.
+    for (let i = 0; i < EDITS_PER_MINUTE; i++) await ctx.h.kv.incr(`chat-edit:${accountId}`, 60_000)
+    const before = await branch(token, topicId)
+    const edit = await chat.post('topic/message/edit', { messageId: second.messageId, content: '问二（改）' }, token)
+    expect(edit.status).toBe(429)
+    expect(edit.body).toMatchObject({ code: 42900001, message: expect.stringMatching(/^编辑消息过于频繁，请 \d+ 秒后再试$/) })
+    expect(await branch(token, topicId)).toEqual(before)
+    for (let i = 0; i < SWITCHES_PER_MINUTE; i++) await ctx.h.kv.incr(`chat-switch:${accountId}`, 60_000)
+    const sw = await chat.post('topic/message/switch', { messageId: second.messageId, version: 1 }, token)
+    expect(sw.body).toMatchObject({ code: 42900001, message: expect.stringContaining('切换版本过于频繁') })
+    // Another account is not held up.
+    const other = await twoExchanges()
+    expect((await chat.post('topic/message/switch', { messageId: other.second.messageId, version: 1 }, other.token)).body.code).toBe(2000)
   })
 
   it("another account gets 404 for edit and switch and never sees or changes the owner's branches", async () => {

@@ -17,6 +17,7 @@ import { extractText, sniff } from './attachments-extract.js'
 import { CHAT_BASE, CHAT_PERMISSION } from './topic-routes.js'
 import { type Attachment, attachmentSchema, type Message } from './wire.js'
 import { readCapped } from '../../storage/uploads.js'
+import { rateLimit } from '../../http/rate-limit.js'
 
 /**
  * Files in chat messages (docs/chat-wire.md, "Attachments"): uploaded before the message is sent,
@@ -167,11 +168,7 @@ export function registerAttachmentRoutes(api: Api, deps: { kv: Kv; limits: Attac
     const tooLarge = `文件太大：图片不能超过 ${mb(limits.imageBytes)}，文档不能超过 ${mb(limits.documentBytes)}`
     const declared = Number(c.req.header('content-length') ?? Number.NaN)
     if (Number.isFinite(declared) && declared > largest) throw new ApiError(40000003, tooLarge)
-    const count = await deps.kv.incr(`chat-attachments:${accountId}`, HOUR)
-    if (count > limits.perHour) {
-      const wait = Math.max(1, Math.ceil((await deps.kv.ttl(`chat-attachments:${accountId}`)) / 60_000))
-      throw new ApiError(42900001, `上传附件过于频繁，请 ${wait} 分钟后再试`)
-    }
+    const count = await rateLimit(deps.kv, `chat-attachments:${accountId}`, limits.perHour, HOUR, '上传附件')
     const bytes = await readCapped(c.req.raw.body, largest, tooLarge)
     if (bytes.byteLength === 0) throw new ApiError(40000001, '文件是空的')
     const name = cleanName(c.req.query('name') ?? '') || '附件'

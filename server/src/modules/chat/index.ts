@@ -32,7 +32,7 @@ export const chat = defineModule({
     return {
       routes(api) {
         registerTopicRoutes(api, deps.replies, moderator)
-        registerMessageRoutes(api, deps.replies, deps.replyCodes, moderator)
+        registerMessageRoutes(api, deps.replies, deps.replyCodes, moderator, deps.kv)
         registerAttachmentRoutes(api, { kv: deps.kv, limits: attachmentLimits() })
         registerRoleRoutes(api, deps.config.publicUrl, moderator)
         registerStreamRoute(api, deps.streams, deps.replyCodes)

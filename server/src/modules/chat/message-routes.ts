@@ -6,7 +6,7 @@ import { type ChatMessage, type ChatTopic, chatMessages, chatTopics } from '../.
 import type { Tx } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
 import { ApiError } from '../../errors.js'
-import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
+import { assertTexts, type Moderator } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { idField, pageFields } from '../../http/fields.js'
 import { endStreaming, type Hold, holdTokens, requireTokens } from '../../replies/accounting.js'
@@ -27,6 +27,8 @@ import {
   withAttachments
 } from './attachments.js'
 import type { ChatAttachment } from '../../db/schema-chat-attachments.js'
+import { rateLimit } from '../../http/rate-limit.js'
+import type { Kv } from '../../kv/kv.js'
 
 export const MAX_CONTENT_CHARS = 20_000
 
@@ -49,7 +51,11 @@ const requiredRequestId = idField('requestId').transform((id) => id.toLowerCase(
 type SendResult = { requestId: string; messageId: string; replyId: string }
 
 /** `replyCodes`: the codes of every tool whose replies stream here; each may stop its own. */
-export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes: readonly string[], moderator: Moderator = NO_MODERATION): void {
+/** Edits (each a new reply) and version switches per account per minute. */
+export const EDITS_PER_MINUTE = 30
+export const SWITCHES_PER_MINUTE = 120
+
+export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes: readonly string[], moderator: Moderator, kv: Kv): void {
   const { db, now } = api
   const path = (p: string) => `${CHAT_BASE}/${p}`
   const tag = 'chat'
@@ -230,6 +236,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     },
     async ({ body, auth }) => {
       const accountId = auth.account.id
+      await rateLimit(kv, `chat-edit:${accountId}`, EDITS_PER_MINUTE, 60_000, '编辑消息')
       const old = await requireMessage(db, accountId, body.messageId)
       if (body.requestId) {
         const existing = await findReplyByRequest(db, accountId, body.requestId)
@@ -295,6 +302,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
     },
     async ({ body, auth }) => {
       const accountId = auth.account.id
+      await rateLimit(kv, `chat-switch:${accountId}`, SWITCHES_PER_MINUTE, 60_000, '切换版本')
       const message = await requireMessage(db, accountId, body.messageId)
       const topic = await requireTopic(db, accountId, message.topicId)
       const tree = await loadTree(db, topic)

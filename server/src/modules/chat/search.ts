@@ -1,7 +1,7 @@
+import { rateLimit } from '../../http/rate-limit.js'
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import { chatMessages, chatTopics } from '../../db/schema.js'
-import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { requiredText, wholeNumber } from '../../http/fields.js'
 import type { Kv } from '../../kv/kv.js'
@@ -79,11 +79,7 @@ export function registerSearchRoutes(api: Api, kv: Kv, permission: string, base:
     },
     async ({ body, auth }) => {
       const accountId = auth.account.id
-      const key = `chat-search:${accountId}`
-      if ((await kv.incr(key, 60_000)) > SEARCHES_PER_MINUTE) {
-        const seconds = Math.max(1, Math.ceil((await kv.ttl(key)) / 1000))
-        throw new ApiError(42900001, `搜索过于频繁，请 ${seconds} 秒后再试`)
-      }
+      await rateLimit(kv, `chat-search:${accountId}`, SEARCHES_PER_MINUTE, 60_000, '搜索')
       const term = body.keyword.toLowerCase()
       const found = sql`strpos(lower(${chatMessages.content}), ${term}) > 0`
       const mine = eq(chatMessages.accountId, accountId)

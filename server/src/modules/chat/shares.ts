@@ -1,3 +1,4 @@
+import { rateLimit } from '../../http/rate-limit.js'
 import { randomBytes } from 'node:crypto'
 import { and, count, desc, eq, inArray, notExists } from 'drizzle-orm'
 import { z } from 'zod'
@@ -43,12 +44,6 @@ function toShare(row: Omit<ChatShare, 'messages'>) {
   }
 }
 
-async function limit(kv: Kv, key: string, max: number, windowMs: number, what: string): Promise<void> {
-  if ((await kv.incr(key, windowMs)) <= max) return
-  const seconds = Math.max(1, Math.ceil((await kv.ttl(key)) / 1000))
-  throw new ApiError(42900001, seconds > 90 ? `${what}过于频繁，请 ${Math.ceil(seconds / 60)} 分钟后再试` : `${what}过于频繁，请 ${seconds} 秒后再试`)
-}
-
 const tooLong = () => new ApiError(40000001, `对话过长，无法分享（最多 ${MAX_SHARE_MESSAGES} 条消息、${MAX_SHARE_CHARS / 10_000} 万字），可以导出为 Markdown`)
 
 export interface ShareOptions {
@@ -83,7 +78,7 @@ export function registerShareRoutes(api: Api, { kv, trustProxy }: ShareOptions):
     async ({ body, auth }) => {
       const accountId = auth.account.id
       const topic = await requireTopic(db, accountId, body.topicId)
-      await limit(kv, `share:create:${accountId}`, SHARES_PER_HOUR, HOUR_MS, '创建分享')
+      await rateLimit(kv, `share:create:${accountId}`, SHARES_PER_HOUR, HOUR_MS, '创建分享')
       const [{ n } = { n: 0 }] = await db.select({ n: count() }).from(chatShares).where(eq(chatShares.accountId, accountId))
       if (n >= MAX_SHARES) throw new ApiError(40000001, `分享链接已达上限（${MAX_SHARES} 个），请先撤销不再需要的链接`)
       // The branch shown (edit and resend keep other versions aside: they are not shared); a reply
@@ -202,7 +197,7 @@ export function registerShareRoutes(api: Api, { kv, trustProxy }: ShareOptions):
       response: publicShareSchema
     },
     async ({ c, body }) => {
-      await limit(kv, `share:get:${clientAddress(c as AppContext, trustProxy)}`, READS_PER_MINUTE, MINUTE_MS, '访问')
+      await rateLimit(kv, `share:get:${clientAddress(c as AppContext, trustProxy)}`, READS_PER_MINUTE, MINUTE_MS, '访问')
       // A malformed id is just a link that does not exist.
       if (!SHARE_ID.test(body.shareId)) throw new ApiError(40400001, SHARE_NOT_FOUND)
       // An account an operator disabled shows nothing any more (its links come back if it is enabled).
