@@ -18,9 +18,11 @@ import {
   type WechatSettings,
   wechatSettings
 } from './config/settings.js'
+import { attachmentLimits } from './config/settings.js'
 
 export { ConfigError, envSchema } from './config/env.js'
 export type {
+  AttachmentLimits,
   ChatSettings,
   HotSettings,
   MusicSettings,
@@ -187,7 +189,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       firstByteTimeoutMs: e.CHAT_TIMEOUT_MS,
       idleTimeoutMs: e.CHAT_IDLE_TIMEOUT_MS,
       demoDelayMs: e.CHAT_DEMO_DELAY_MS,
-      titleModel: e.CHAT_TITLE_MODEL || undefined
+      titleModel: e.CHAT_TITLE_MODEL || undefined,
+      attachments: attachmentLimits(e)
     },
     chatLeaseMs: e.CHAT_LEASE_MS,
     nodeId: e.NODE_ID || `${hostname()}:${e.PORT}`,

@@ -5,7 +5,8 @@ import JSZip from 'jszip'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatAttachments } from '../src/db/schema.js'
-import { ATTACHMENT_UPLOAD_PATH, attachmentLimits, NO_VISION, sweepAttachments } from '../src/modules/chat/attachments.js'
+import { ConfigError, loadConfig } from '../src/config.js'
+import { ATTACHMENT_UPLOAD_PATH, NO_VISION, sweepAttachments } from '../src/modules/chat/attachments.js'
 import { ACTIVE_CONTENT, extractText, sniff, UNSUPPORTED } from '../src/modules/chat/attachments-extract.js'
 import type { Attachment, Message } from '../src/modules/chat/wire.js'
 import { countTokens, imageTokens } from '../src/replies/context.js'
@@ -156,7 +157,8 @@ describe('sniffing and limits', () => {
     expect(await rowsOf(accountId)).toEqual([])
   })
 
-  it('reads its limits from the environment', () => {
+  it('reads its limits from the environment, and refuses to start on a bad one', () => {
+    const attachmentLimits = (env: Record<string, string>) => loadConfig(env).chat.attachments
     expect(attachmentLimits({})).toEqual({
       imageBytes: 10 * 1024 * 1024,
       documentBytes: 20 * 1024 * 1024,
@@ -166,15 +168,26 @@ describe('sniffing and limits', () => {
       perHour: 100
     })
     expect(
-      attachmentLimits({ CHAT_ATTACHMENT_IMAGE_MB: '2', CHAT_ATTACHMENT_DOCUMENT_MB: '5', CHAT_ATTACHMENT_MAX_PAGES: '3', CHAT_ATTACHMENT_MAX_CHARS: 'x' })
+      attachmentLimits({ CHAT_ATTACHMENT_IMAGE_MB: '2.5', CHAT_ATTACHMENT_DOCUMENT_MB: '5', CHAT_ATTACHMENT_MAX_PAGES: '3', CHAT_ATTACHMENT_PER_MESSAGE: '2' })
     ).toMatchObject({
-      imageBytes: 2 * 1024 * 1024,
+      imageBytes: 2.5 * 1024 * 1024,
       documentBytes: 5 * 1024 * 1024,
       maxPages: 3,
-      maxChars: 50_000
+      maxChars: 50_000,
+      perMessage: 2
     })
-    // Images never above what storage/images.ts checks.
-    expect(attachmentLimits({ CHAT_ATTACHMENT_IMAGE_MB: '50' }).imageBytes).toBe(10 * 1024 * 1024)
+    // Each bad value stops the start with a message that names it; images never above what storage/images.ts checks.
+    for (const [name, value] of [
+      ['CHAT_ATTACHMENT_IMAGE_MB', '50'],
+      ['CHAT_ATTACHMENT_DOCUMENT_MB', '0'],
+      ['CHAT_ATTACHMENT_MAX_CHARS', 'x'],
+      ['CHAT_ATTACHMENT_MAX_PAGES', '0'],
+      ['CHAT_ATTACHMENT_PER_MESSAGE', '21'],
+      ['CHAT_ATTACHMENT_PER_HOUR', '-1']
+    ] as const) {
+      expect(() => attachmentLimits({ [name]: value }), name).toThrow(ConfigError)
+      expect(() => attachmentLimits({ [name]: value }), name).toThrow(name)
+    }
   })
 
   it('keeps to the page and character limits, and says when it clipped', async () => {

@@ -10,7 +10,13 @@ import { validAvatar } from '../src/modules/chat/roles.js'
 import { frame, lastEventId } from '../src/http/sse.js'
 import { type ChatSettings, ConfigError, loadConfig } from '../src/config.js'
 
-const noOpenAi: ChatSettings = { openai: undefined, firstByteTimeoutMs: 60000, idleTimeoutMs: 120000, demoDelayMs: 25 }
+const noOpenAi: ChatSettings = {
+  openai: undefined,
+  firstByteTimeoutMs: 60000,
+  idleTimeoutMs: 120000,
+  demoDelayMs: 25,
+  attachments: loadConfig({}).chat.attachments
+}
 const withOpenAi: ChatSettings = { ...noOpenAi, openai: { baseUrl: 'https://api.example.com', apiKey: 'sk-secret', models: ['gpt-4o-mini', 'deepseek-chat'] } }
 
 describe('context window', () => {
@@ -103,7 +109,13 @@ describe('chat config', () => {
   })
 
   it('reads the chat variables', () => {
-    expect(loadConfig({}).chat).toEqual({ openai: undefined, firstByteTimeoutMs: 60000, idleTimeoutMs: 120000, demoDelayMs: 25 })
+    expect(loadConfig({}).chat).toEqual({
+      openai: undefined,
+      firstByteTimeoutMs: 60000,
+      idleTimeoutMs: 120000,
+      demoDelayMs: 25,
+      attachments: expect.any(Object)
+    })
     const chat = loadConfig({
       OPENAI_BASE_URL: 'https://api.deepseek.com/v1/',
       OPENAI_API_KEY: ' sk-x ',
@@ -116,7 +128,8 @@ describe('chat config', () => {
       openai: { baseUrl: 'https://api.deepseek.com', apiKey: 'sk-x', models: ['deepseek-chat', 'deepseek-reasoner'] },
       firstByteTimeoutMs: 30000,
       idleTimeoutMs: 90000,
-      demoDelayMs: 0
+      demoDelayMs: 0,
+      attachments: expect.any(Object)
     })
     expect(loadConfig({ OPENAI_API_KEY: 'k' }).chat.openai?.baseUrl).toBe('https://api.openai.com')
     expect(() => loadConfig({ CHAT_IDLE_TIMEOUT_MS: '900000', OPENAI_BASE_URL: 'ftp://x' })).toThrow(ConfigError)

@@ -31,6 +31,21 @@ const count = (name: string, fallback: number) =>
       return n
     })
 
+/** A size in megabytes (decimals allowed), above 0 and at most `max`. */
+const megabytes = (name: string, fallback: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return fallback
+      const n = Number(value)
+      if (!Number.isFinite(n) || n <= 0 || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a number of megabytes above 0 and at most ${max} (got "${value}")` })
+        return z.NEVER
+      }
+      return n
+    })
+
 const optionalUrl = (name: string, protocols: string[]) =>
   z
     .string()
@@ -178,6 +193,12 @@ export const envSchema = z.object({
   ),
   CHAT_DEMO_DELAY_MS: count('CHAT_DEMO_DELAY_MS', 25),
   CHAT_TITLE_MODEL: z.string().trim().max(100).optional(),
+  CHAT_ATTACHMENT_IMAGE_MB: megabytes('CHAT_ATTACHMENT_IMAGE_MB', 10, 10),
+  CHAT_ATTACHMENT_DOCUMENT_MB: megabytes('CHAT_ATTACHMENT_DOCUMENT_MB', 20, 200),
+  CHAT_ATTACHMENT_MAX_PAGES: count('CHAT_ATTACHMENT_MAX_PAGES', 50).refine((n) => n >= 1, 'CHAT_ATTACHMENT_MAX_PAGES must be at least 1'),
+  CHAT_ATTACHMENT_MAX_CHARS: count('CHAT_ATTACHMENT_MAX_CHARS', 50_000).refine((n) => n >= 1, 'CHAT_ATTACHMENT_MAX_CHARS must be at least 1'),
+  CHAT_ATTACHMENT_PER_MESSAGE: count('CHAT_ATTACHMENT_PER_MESSAGE', 8).refine((n) => n >= 1 && n <= 20, 'CHAT_ATTACHMENT_PER_MESSAGE must be between 1 and 20'),
+  CHAT_ATTACHMENT_PER_HOUR: count('CHAT_ATTACHMENT_PER_HOUR', 100).refine((n) => n >= 1, 'CHAT_ATTACHMENT_PER_HOUR must be at least 1'),
   CHAT_LEASE_MS: count('CHAT_LEASE_MS', 15_000).refine((ms) => ms >= 300, 'CHAT_LEASE_MS must be at least 300'),
   NODE_ID: z.string().trim().max(200).optional(),
   MJ_PROXY_URL: optionalUrl('MJ_PROXY_URL', ['http:', 'https:']),

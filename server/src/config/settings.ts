@@ -146,6 +146,37 @@ export interface ChatSettings {
   demoDelayMs: number
   /** The model (an id of the model list) that names new topics; none: the first question names them (modules/chat/titles.ts). */
   titleModel?: string | undefined
+  /** Files in messages (modules/chat/attachments.ts): CHAT_ATTACHMENT_*. */
+  attachments: AttachmentLimits
+}
+
+/** Limits of chat attachments, from CHAT_ATTACHMENT_IMAGE_MB, _DOCUMENT_MB, _MAX_PAGES, _MAX_CHARS, _PER_MESSAGE, _PER_HOUR. */
+export interface AttachmentLimits {
+  /** Bytes of one image (never above the 10 MB storage/images.ts checks). */
+  imageBytes: number
+  /** Bytes of one document. */
+  documentBytes: number
+  /** PDF pages read. */
+  maxPages: number
+  /** Characters of a document's text given to the model. */
+  maxChars: number
+  /** Attachments in one message. */
+  perMessage: number
+  /** Uploads per account per hour. */
+  perHour: number
+}
+
+const MB = 1024 * 1024
+
+export function attachmentLimits(e: Pick<Env, `CHAT_ATTACHMENT_${string}` & keyof Env>): AttachmentLimits {
+  return {
+    imageBytes: Math.floor(e.CHAT_ATTACHMENT_IMAGE_MB * MB),
+    documentBytes: Math.floor(e.CHAT_ATTACHMENT_DOCUMENT_MB * MB),
+    maxPages: e.CHAT_ATTACHMENT_MAX_PAGES,
+    maxChars: e.CHAT_ATTACHMENT_MAX_CHARS,
+    perMessage: e.CHAT_ATTACHMENT_PER_MESSAGE,
+    perHour: e.CHAT_ATTACHMENT_PER_HOUR
+  }
 }
 
 /**

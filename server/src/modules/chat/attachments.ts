@@ -17,6 +17,7 @@ import { extractText, sniff } from './attachments-extract.js'
 import { CHAT_BASE, CHAT_PERMISSION } from './topic-routes.js'
 import { type Attachment, attachmentSchema, type Message } from './wire.js'
 import { readCapped } from '../../storage/uploads.js'
+import type { AttachmentLimits } from '../../config.js'
 import { rateLimit } from '../../http/rate-limit.js'
 
 /**
@@ -35,45 +36,10 @@ export const ATTACHMENT_UPLOAD_PATH = '/api/v1/oss/upload/put/chat-attachment'
 export const ATTACHMENT_FILE_PREFIX = `${CHAT_BASE}/attachment/file/`
 export const ATTACHMENT_NOT_FOUND = '附件不存在或已删除'
 
-export interface AttachmentLimits {
-  /** Bytes of one image (at most 10 MB: storage/images.ts refuses larger ones). */
-  imageBytes: number
-  /** Bytes of one document. */
-  documentBytes: number
-  /** PDF pages read. */
-  maxPages: number
-  /** Characters of a document's text given to the model. */
-  maxChars: number
-  /** Attachments in one message. */
-  perMessage: number
-  /** Uploads per account per hour. */
-  perHour: number
-}
-
 const MB = 1024 * 1024
 const HOUR = 3_600_000
 /** An upload never sent is removed after this long. */
 export const UNSENT_TTL_MS = 24 * HOUR
-
-function positive(value: string | undefined, fallback: number): number {
-  const n = Number(value)
-  return value !== undefined && value.trim() !== '' && Number.isFinite(n) && n > 0 ? n : fallback
-}
-
-/** From the environment (README, .env.example): CHAT_ATTACHMENT_IMAGE_MB, _DOCUMENT_MB, _MAX_PAGES, _MAX_CHARS, _PER_MESSAGE, _PER_HOUR. */
-export function attachmentLimits(env: Record<string, string | undefined> = process.env): AttachmentLimits {
-  return {
-    imageBytes: Math.min(10 * MB, Math.floor(positive(env.CHAT_ATTACHMENT_IMAGE_MB, 10) * MB)),
-    documentBytes: Math.floor(positive(env.CHAT_ATTACHMENT_DOCUMENT_MB, 20) * MB),
-    maxPages: Math.floor(positive(env.CHAT_ATTACHMENT_MAX_PAGES, 50)),
-    maxChars: Math.floor(positive(env.CHAT_ATTACHMENT_MAX_CHARS, 50_000)),
-    perMessage: Math.floor(positive(env.CHAT_ATTACHMENT_PER_MESSAGE, 8)),
-    perHour: Math.floor(positive(env.CHAT_ATTACHMENT_PER_HOUR, 100))
-  }
-}
-
-/** Read once, for the send route's schema. */
-export const ATTACHMENTS_PER_MESSAGE = attachmentLimits().perMessage
 
 const mb = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`
 

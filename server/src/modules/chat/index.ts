@@ -1,7 +1,7 @@
 import { moderatorFor } from '../../moderation/index.js'
 import { TOKENS } from '../../replies/accounting.js'
 import { defineModule } from '../module.js'
-import { attachmentLimits, registerAttachmentRoutes, sweepAttachments } from './attachments.js'
+import { registerAttachmentRoutes, sweepAttachments } from './attachments.js'
 import { registerMessageRoutes } from './message-routes.js'
 import { registerPromptRoutes } from './prompts.js'
 import { registerRoleRoutes, seedRoles } from './roles.js'
@@ -32,8 +32,8 @@ export const chat = defineModule({
     return {
       routes(api) {
         registerTopicRoutes(api, deps.replies, moderator)
-        registerMessageRoutes(api, deps.replies, deps.replyCodes, moderator, deps.kv)
-        registerAttachmentRoutes(api, { kv: deps.kv, limits: attachmentLimits() })
+        registerMessageRoutes(api, deps.replies, deps.replyCodes, moderator, { kv: deps.kv, attachmentsPerMessage: deps.config.chat.attachments.perMessage })
+        registerAttachmentRoutes(api, { kv: deps.kv, limits: deps.config.chat.attachments })
         registerRoleRoutes(api, deps.config.publicUrl, moderator)
         registerStreamRoute(api, deps.streams, deps.replyCodes)
         // Issue 20: automatic titles, search, prompt shortcuts.

@@ -16,16 +16,7 @@ import { findReplyByRequest, MESSAGE_NOT_FOUND, requireMessage, requireTopic, RE
 import type { ChatRuntime } from '../../replies/runtime.js'
 import { CHAT_BASE, CHAT_PERMISSION, requireModel, stopTopicReplies } from './topic-routes.js'
 import { messageSchema, paged, sendResultSchema, switchResultSchema } from './wire.js'
-import {
-  ATTACHMENTS_PER_MESSAGE,
-  attachmentsOf,
-  attachmentTurn,
-  checkVision,
-  copyAttachments,
-  linkAttachments,
-  unsentAttachments,
-  withAttachments
-} from './attachments.js'
+import { attachmentsOf, attachmentTurn, checkVision, copyAttachments, linkAttachments, unsentAttachments, withAttachments } from './attachments.js'
 import type { ChatAttachment } from '../../db/schema-chat-attachments.js'
 import { rateLimit } from '../../http/rate-limit.js'
 import type { Kv } from '../../kv/kv.js'
@@ -55,7 +46,13 @@ type SendResult = { requestId: string; messageId: string; replyId: string }
 export const EDITS_PER_MINUTE = 30
 export const SWITCHES_PER_MINUTE = 120
 
-export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes: readonly string[], moderator: Moderator, kv: Kv): void {
+export function registerMessageRoutes(
+  api: Api,
+  runtime: ChatRuntime,
+  replyCodes: readonly string[],
+  moderator: Moderator,
+  { kv, attachmentsPerMessage }: { kv: Kv; attachmentsPerMessage: number }
+): void {
   const { db, now } = api
   const path = (p: string) => `${CHAT_BASE}/${p}`
   const tag = 'chat'
@@ -161,7 +158,7 @@ export function registerMessageRoutes(api: Api, runtime: ChatRuntime, replyCodes
         /** Uploaded at ATTACHMENT_UPLOAD_PATH and not yet sent (modules/chat/attachments.ts). */
         attachmentIds: z
           .array(idField('attachmentIds'), { error: 'attachmentIds 格式不正确' })
-          .max(ATTACHMENTS_PER_MESSAGE, `一条消息最多 ${ATTACHMENTS_PER_MESSAGE} 个附件`)
+          .max(attachmentsPerMessage, `一条消息最多 ${attachmentsPerMessage} 个附件`)
           .optional()
       }),
       auth: true,
