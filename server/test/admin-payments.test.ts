@@ -223,6 +223,31 @@ describe('refunds', () => {
     expect(await ctx.db.db.select().from(adminAudit).where(eq(adminAudit.target, orderId))).toHaveLength(1)
   })
 
+  it('keeps the refund and its audit entry together: when the entry cannot be written, nothing is taken back, and asking again applies both', async () => {
+    const token = await operator()
+    const { orderId, user } = await paidOrder('13800138041')
+    const db = ctx.db.db
+    await db.execute(
+      sql`create or replace function lx_test_no_audit() returns trigger language plpgsql as $$ begin if new.action = 'order.refund' then raise exception 'audit refused'; end if; return new; end $$`
+    )
+    await db.execute(sql`create trigger lx_test_no_audit before insert on admin_audit for each row execute function lx_test_no_audit()`)
+    try {
+      const failed = await ctx.h.post<any>(`${A}/refund`, { orderId, reason: '审计写不进' }, { token })
+      expect(failed.body.code).not.toBe(2000)
+      const [row] = await db.select().from(payOrders).where(eq(payOrders.id, orderId))
+      expect(row).toMatchObject({ status: 'paid', refundedFen: 0 })
+      expect(await balancesOf(db, user.accountId)).toMatchObject({ tokens: 100_000, mjCount: 10 })
+    } finally {
+      await db.execute(sql`drop trigger lx_test_no_audit on admin_audit`)
+      await db.execute(sql`drop function lx_test_no_audit()`)
+    }
+    // The provider already took the refund (its number is the same): asking again applies it, once.
+    const again = await ctx.h.post<any>(`${A}/refund`, { orderId, reason: '再次退款' }, { token })
+    expect(again.body.data).toMatchObject({ status: 'refunded', refundedFen: 1000 })
+    expect(await balancesOf(db, user.accountId)).toMatchObject({ tokens: 0, mjCount: 0 })
+    expect((await db.select().from(adminAudit).where(eq(adminAudit.target, orderId))).map((l) => l.reason)).toEqual(['再次退款'])
+  })
+
   it('refuses a pending order and an order of nobody', async () => {
     const token = await operator()
     const pkg = await createPackage(ctx.db.db, ALLOWANCES, { name: '待付', priceFen: 500, grants: { tokens: 1 } })

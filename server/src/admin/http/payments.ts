@@ -339,24 +339,25 @@ export function registerPaymentAdminRoutes(api: Api, allowances: AllowanceRegist
         if (!before) throw new ApiError(40400001, '订单不存在')
         let row: Awaited<ReturnType<typeof service.refund>>
         try {
-          row = await service.refund(body.orderId, body.amountFen, body.reason)
+          // The audit entry is written in the transaction that applies the refund: both or neither.
+          row = await service.refund(body.orderId, body.amountFen, body.reason, (tx, applied) =>
+            audit(
+              tx,
+              auth,
+              {
+                action: 'order.refund',
+                target: applied.id,
+                before: { status: before.status, refundedFen: before.refundedFen },
+                after: { status: applied.status, refundedFen: applied.refundedFen, amountFen: applied.refundedFen - before.refundedFen },
+                reason: body.reason
+              },
+              new Date(api.now())
+            )
+          )
         } catch (error) {
           if (error instanceof ProviderError) throw new ApiError(50200001, '退款失败：支付平台暂时无法受理，请稍后重试')
           throw error
         }
-        const at = new Date(api.now())
-        await audit(
-          api.db,
-          auth,
-          {
-            action: 'order.refund',
-            target: row.id,
-            before: { status: before.status, refundedFen: before.refundedFen },
-            after: { status: row.status, refundedFen: row.refundedFen, amountFen: row.refundedFen - before.refundedFen },
-            reason: body.reason
-          },
-          at
-        )
         const { rows } = await findOrders(api.db, { query: row.id }, { limit: 1 })
         return orderWire(rows[0] ?? { ...row, payerPhone: null })
       })

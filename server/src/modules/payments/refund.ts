@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { balanceOf, lock, spend } from '../../allowances/ledger.js'
 import type { AllowanceRegistry } from '../../allowances/registry.js'
-import type { Db } from '../../db/database.js'
+import type { Db, Tx } from '../../db/database.js'
 import { type PayOrder, payOrders } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
@@ -28,7 +28,7 @@ export interface RefundDeps {
  * left of each kind, so a balance never goes below zero (what the user already spent stays spent;
  * the log line shows what was taken). Answers the order, or undefined when it was not applied.
  */
-async function takeBack(d: RefundDeps, order: PayOrder, fen: number, before: number): Promise<PayOrder | undefined> {
+async function takeBack(d: RefundDeps, order: PayOrder, fen: number, before: number, applied?: OnApplied): Promise<PayOrder | undefined> {
   const at = new Date(d.now())
   const done = await d.db.transaction(async (tx) => {
     const grants = Object.entries(order.grants).filter(([, v]) => v > 0)
@@ -62,6 +62,7 @@ async function takeBack(d: RefundDeps, order: PayOrder, fen: number, before: num
       const k = d.registry.kinds.find((x) => x.id === kind)
       if (take > 0 && k) await spend(tx, order.accountId, k, take, refundReason(order), at)
     }
+    await applied?.(tx, row)
     return row
   })
   if (done) d.publish(done)
@@ -72,7 +73,10 @@ async function takeBack(d: RefundDeps, order: PayOrder, fen: number, before: num
  * Refunds a paid order, fully or in part, at its provider, then takes back the same share of
  * what it granted (takeBack). Its notify (REFUND.SUCCESS) may come first: then it is applied already.
  */
-export async function refundOrder(d: RefundDeps, orderId: string, amountFen?: number, reason = '用户申请退款'): Promise<PayOrder> {
+/** Runs in the transaction that applies a refund (the console's audit entry), so both are kept or neither. */
+export type OnApplied = (tx: Tx, order: PayOrder) => Promise<void>
+
+export async function refundOrder(d: RefundDeps, orderId: string, amountFen?: number, reason = '用户申请退款', applied?: OnApplied): Promise<PayOrder> {
   const { db, logger } = d
   const [order] = await db.select().from(payOrders).where(eq(payOrders.id, orderId))
   if (!order) throw new ApiError(40400001, '订单不存在')
@@ -82,11 +86,15 @@ export async function refundOrder(d: RefundDeps, orderId: string, amountFen?: nu
   if (!Number.isSafeInteger(fen) || fen <= 0 || fen > left) throw new ApiError(40000001, `退款金额必须在 1 到 ${left} 分之间`)
   const p = d.provider(order.provider)
   await p.refund({ orderId: order.id, refundId: refundNumber(order), amountFen: fen, totalFen: order.amountFen, reason })
-  const done = await takeBack(d, order, fen, order.refundedFen)
+  const done = await takeBack(d, order, fen, order.refundedFen, applied)
   if (!done) {
-    // Someone applied this very refund number meanwhile (its notify, the same refund asked twice).
+    // Someone applied this very refund number meanwhile (its notify, the same refund asked twice):
+    // the refund asked here is done, so what runs with it still runs, in a transaction of its own.
     const [now_] = await db.select().from(payOrders).where(eq(payOrders.id, orderId))
-    if (now_ && now_.refundedFen >= order.refundedFen + fen) return now_
+    if (now_ && now_.refundedFen >= order.refundedFen + fen) {
+      if (applied) await db.transaction((tx) => applied(tx, now_))
+      return now_
+    }
     throw new ApiError(40000001, '订单状态已变化，请刷新后重试')
   }
   logger.info('order refunded', { orderId, amountFen: fen, provider: order.provider })

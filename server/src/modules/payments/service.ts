@@ -9,7 +9,7 @@ import type { EventBus } from '../../events/bus.js'
 import { type PageRequest, readPage } from '../../http/fields.js'
 import type { Logger } from '../../logger.js'
 import { createLifecycle } from './lifecycle.js'
-import { applyRefundNotice, refundOrder } from './refund.js'
+import { applyRefundNotice, type OnApplied, refundOrder } from './refund.js'
 import { type NotifyAnswer, type PayProvider, ProviderError, type RawNotify } from './provider.js'
 import type { OrderStatus, ProviderName, Scene } from './wire.js'
 
@@ -253,7 +253,7 @@ export function createPaymentService(o: PaymentServiceOptions) {
   const { sync, expire, reconcile } = createLifecycle({ db, now, logger, providers: o.providers, credit, publish })
 
   /** Refunds a paid order, fully or in part (refund.ts). */
-  const refund = (orderId: string, amountFen?: number, reason?: string) => refundOrder(refundDeps, orderId, amountFen, reason)
+  const refund = (orderId: string, amountFen?: number, reason?: string, applied?: OnApplied) => refundOrder(refundDeps, orderId, amountFen, reason, applied)
 
   async function listOrders(accountId: string, page: PageRequest & { status?: OrderStatus | undefined }) {
     const where = page.status ? and(eq(payOrders.accountId, accountId), eq(payOrders.status, page.status)) : eq(payOrders.accountId, accountId)
