@@ -62,6 +62,8 @@ async function restartServer() {
 }
 
 test.beforeAll(async () => {
+  // Several runs of lingxi-admin, each opening the embedded database: slow on a loaded machine.
+  test.setTimeout(180_000)
   dataDir = mkdtempSync(join(tmpdir(), 'lingxi-orders-e2e-'))
   port = await freePort()
   const common = ['--platform', 'xiaohongshu', '--start', 'now', '--end', '+7d', '--requirements', '不少于 300 字\n配 3 张图']
@@ -228,15 +230,16 @@ test('take an order, AI 起草, submit with a screenshot, approved by the operat
   await expect(packet).toHaveAttribute('data-phase', 'open')
   await expect(page.getByTestId('red-packet-amount')).toHaveText('12.50')
   await expect(page.getByTestId('red-packet-demo')).toContainText('演示红包')
-  await expect(packet).toHaveAttribute('data-pay-state', 'SENT', { timeout: 15_000 })
-  await expect(page.getByTestId('red-packet-state')).toContainText('请在微信中领取')
+  // The demo payer is SENDING, then SENT for 1.5 s, then RECEIVED: a loaded machine may poll past SENT.
+  await expect(packet).toHaveAttribute('data-pay-state', /^(SENT|RECEIVED)$/, { timeout: 15_000 })
+  await expect(page.getByTestId('red-packet-state')).toContainText(/请在微信中领取|奖励已到账/)
   await snap(page, info, 'red packet open', 'orders-')
   await page.setViewportSize({ width: 390, height: 844 })
   await snap(page, info, 'red packet open phone', 'orders-')
   await page.setViewportSize({ width: 1280, height: 720 })
   await packet.getByRole('button', { name: '完成' }).click()
   await expect(packet).toBeHidden()
-  await expect(page.getByTestId('pay-state')).toContainText('已发放')
+  await expect(page.getByTestId('pay-state')).toContainText(/已发放|已领取/)
 
   // my orders: the same order, paid once; another claim re-reads the same packet
   await page.goto(server!.url + '/orders?view=mine')
