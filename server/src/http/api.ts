@@ -3,12 +3,14 @@ import type { Context, Hono, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import type { SessionCache } from '../auth/session-cache.js'
 import { authenticateRequest } from '../auth/cookie.js'
+import type { PartnerOrigins } from '../auth/partner-origin.js'
 import type { AuthInfo } from '../auth/sessions.js'
 import type { Db } from '../db/database.js'
 import type { EventBus } from '../events/bus.js'
 import { ApiError, envelope } from '../errors.js'
 import type { JobQueue } from '../jobs/queue.js'
 import { requestContext } from '../logger.js'
+import { requestText } from './json-body.js'
 import type { Storage } from '../storage/index.js'
 
 export type AppEnv = {
@@ -76,6 +78,8 @@ export interface Api {
   jobs: JobQueue
   /** Recently read sessions (auth/session-cache.ts); a revocation or account change must clear its entries. */
   sessions?: SessionCache
+  /** Where sessions opened through a partner may be used from (auth/partner-origin.ts). */
+  partnerOrigins?: PartnerOrigins
 }
 
 export interface RouteOptions<S extends z.ZodType, Auth extends boolean> {
@@ -103,7 +107,7 @@ export interface RouteInput<S extends z.ZodType, Auth extends boolean> {
 const NOT_AN_OBJECT = '请求体必须是 JSON 对象'
 
 async function readJsonObject(c: AppContext): Promise<Record<string, unknown>> {
-  const text = await c.req.text()
+  const text = await requestText(c)
   // Clients send `{}` when there is nothing to send; an empty body means the same.
   if (text.trim() === '') return {}
   let value: unknown

@@ -134,6 +134,11 @@ export function sseResponse(options: {
 }): Response {
   const { streams, auth } = options
   const outgoing = isServerResponse(options.c?.env?.outgoing) ? options.c.env.outgoing : undefined
+  /**
+   * The request's context until the head is written: then it is let go, with the Request, the
+   * Response and their Headers, which an open stream (thousands of them) has no more use for.
+   */
+  let context = options.c
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined
   let closed = false
   /** Written at the next flush. */
@@ -167,12 +172,14 @@ export function sseResponse(options: {
           if (!headSent) {
             headSent = true
             // The final answer: a middleware that added a header after the handler replaced it.
-            const final = options.c?.res ?? response
+            const final = context?.res ?? response
+            context = undefined
+            response = undefined
             const headers: Record<string, string> = {}
-            final.headers.forEach((value, name) => {
+            final?.headers.forEach((value, name) => {
               if (name !== ALREADY_SENT) headers[name] = value
             })
-            outgoing.writeHead(final.status, headers)
+            outgoing.writeHead(final?.status ?? 200, headers)
             // Sent now, not with the first event: the client counts the stream open when the head arrives.
             outgoing.flushHeaders()
           }
@@ -211,7 +218,7 @@ export function sseResponse(options: {
     else cleanups.push(fn)
   }
 
-  let response: Response
+  let response: Response | undefined
   if (outgoing) {
     // The client went away (or the socket failed): the stream ends here too.
     outgoing.once('close', cleanup)
@@ -230,6 +237,7 @@ export function sseResponse(options: {
     })
     response = new Response(body, { status: 200, headers: SSE_HEADERS })
   }
+  const answer = response
   streams.open.add(sink)
   // Registered before setup follows anything, so a revocation is never missed (see SessionStreams).
   // The stream just closes, without a final event: the client reconnects, as after any drop,
@@ -250,7 +258,7 @@ export function sseResponse(options: {
       streams.logger.error('event stream failed', { error })
       sink.close()
     })
-  return response
+  return answer
 }
 
 function isServerResponse(value: unknown): value is ServerResponse {

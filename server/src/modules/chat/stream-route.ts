@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Db } from '../../db/database.js'
 import type { ChatMessage } from '../../db/schema.js'
 import { chatMessages } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
@@ -24,6 +25,44 @@ export function replayFromRow(sink: SseSink, row: ChatMessage, afterId: number):
   const terminal = terminalEvent({ ...row, status: row.status as FinalStatus })
   sink.send(++id, terminal.event, JSON.stringify(terminal.data))
   sink.close()
+}
+
+/** Ids per query of a batch of silent streams. */
+const SILENT_BATCH = 1000
+
+/**
+ * The status of the replies whose streams heard nothing for a whole heartbeat, asked for together:
+ * every stream's heartbeat fires in the same tick (http/sse.ts), so one query per heartbeat serves
+ * all the silent streams of this node, however many there are; `null` when the row is gone.
+ */
+function silentChecker(db: Db, logger: EventStreams['logger']) {
+  let pending = new Map<string, ((status: string | null) => void)[]>()
+  let scheduled = false
+  const run = async () => {
+    scheduled = false
+    const batch = pending
+    pending = new Map()
+    const ids = [...batch.keys()]
+    for (let start = 0; start < ids.length; start += SILENT_BATCH) {
+      const slice = ids.slice(start, start + SILENT_BATCH)
+      try {
+        const rows = await db.select({ id: chatMessages.id, status: chatMessages.status }).from(chatMessages).where(inArray(chatMessages.id, slice))
+        const statuses = new Map(rows.map((row) => [row.id, row.status]))
+        for (const id of slice) for (const answer of batch.get(id) ?? []) answer(statuses.get(id) ?? null)
+      } catch (error) {
+        logger.error('checking silent streams failed', { error, streams: slice.length })
+      }
+    }
+  }
+  return (replyId: string, answer: (status: string | null) => void) => {
+    const waiting = pending.get(replyId)
+    if (waiting) waiting.push(answer)
+    else pending.set(replyId, [answer])
+    if (!scheduled) {
+      scheduled = true
+      setImmediate(run)
+    }
+  }
 }
 
 /**
@@ -58,6 +97,7 @@ export function registerStreamRoute(api: Api, streams: EventStreams, codes: read
       .where(and(eq(chatMessages.id, id), eq(chatMessages.accountId, accountId)))
     return row
   }
+  const statusOfSilent = silentChecker(db, logger)
 
   api.app.get(`${CHAT_BASE}/sse/subscribe/:requestId`, requirePermission(api, codes), async (c: AppContext) => {
     const auth = await requireAuth(api, c)
@@ -100,15 +140,19 @@ export function registerStreamRoute(api: Api, streams: EventStreams, codes: read
               heard = false
               return
             }
-            readRow(accountId, reply.id)
-              .then((row) => {
-                if (sink.closed) return
-                if (!row) return sink.close()
-                if (row.status === 'streaming') return
-                follow.close()
-                replayFromRow(sink, row, last)
-              })
-              .catch((error: unknown) => logger.error('checking a silent stream failed', { error }))
+            statusOfSilent(reply.id, (status) => {
+              if (sink.closed || status === 'streaming') return
+              if (status === null) return sink.close()
+              // Finished, and its final event never came: the whole row, for this stream alone.
+              readRow(accountId, reply.id)
+                .then((row) => {
+                  if (sink.closed) return
+                  if (!row) return sink.close()
+                  follow.close()
+                  replayFromRow(sink, row, last)
+                })
+                .catch((error: unknown) => logger.error('checking a silent stream failed', { error }))
+            })
           }
         }
       }

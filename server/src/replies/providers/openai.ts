@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder'
+import { Agent, type Dispatcher, request } from 'undici'
 import type { Logger } from '../../logger.js'
 import { createRedactor, redactKeyPatterns } from '../../redact.js'
 import { type ChatChunk, type ChatProvider, type ChatRequest, type ChatTurn, ProviderError } from './provider.js'
@@ -81,10 +83,19 @@ export function wireTurn(turn: ChatTurn): { role: ChatTurn['role']; content: str
   }
 }
 
+/**
+ * The connections to upstreams, shared by every provider of the process. undici's `request` gives
+ * each reply a Node stream of its body; the global `fetch` kept a WHATWG Response, its
+ * ReadableStream, reader and Headers per reply besides, a measurable part of a held stream's memory
+ * (docs/benchmarks.md, independent streams).
+ */
+const dispatcher = new Agent({ keepAliveTimeout: 10_000 })
+
 /** OpenAI-compatible `/v1/chat/completions` with `stream: true` (OpenAI, DeepSeek, Qwen, vLLM, Ollama, one-api/new-api). */
 export function createOpenAiProvider(options: OpenAiProviderOptions): ChatProvider {
   const label = options.label ?? 'OpenAI 兼容接口'
-  const url = `${options.baseUrl}/v1/chat/completions`
+  // A base that names its own API version (Zhipu's …/api/paas/v4, Ark's …/api/v3) is used as is.
+  const url = /\/v\d+$/.test(options.baseUrl) ? `${options.baseUrl}/chat/completions` : `${options.baseUrl}/v1/chat/completions`
   const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} 秒` : `${ms} 毫秒`)
   // Our own key is scrubbed here too, so the detail is safe even with a logger that does not redact.
   const ownKey = createRedactor([options.apiKey])
@@ -100,7 +111,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ChatProvid
     if (/context_length|context_window|too_long|too_many_tokens|tokens_exceeded/.test(ids)) {
       return new ProviderError(kind, '对话内容超出了模型能处理的长度，请新建话题，或关闭上下文后重试')
     }
-    if (/content_filter|content_policy|safety|sensitive|moderation/.test(ids)) {
+    if (/content_filter|content_policy|safety|sensitive|moderation|data_inspection|^1301$/.test(ids)) {
       return new ProviderError(kind, `内容未通过${named}的安全审核，请修改后重试`)
     }
     if (/quota|balance|billing|credit/.test(ids) || status === 402) {
@@ -121,8 +132,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ChatProvid
   }
 
   return {
-    async *stream(request: ChatRequest): AsyncIterable<ChatChunk> {
-      const { model, signal } = request
+    async *stream(request_: ChatRequest): AsyncIterable<ChatChunk> {
+      const { model, signal } = request_
       const log = (message: string, fields: Record<string, unknown>) => options.logger?.warn(message, { upstream: label, model: model.id, ...fields })
       const controller = new AbortController()
       // One timer per timeout period, not one per event: each event only moves the deadline, and
@@ -166,7 +177,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ChatProvid
           ...(status === undefined ? {} : { status }),
           body: clip(scrub(body))
         })
-        return classify(status, errorIds(parseJson(body)), midStream)
+        const error = classify(status, errorIds(parseJson(body)), midStream)
+        return status === undefined ? error : new ProviderError(error.kind, error.message, { status })
       }
       const unrecognised = (body: string) => {
         log('AI upstream answered something that is neither a stream nor a completion', { body: clip(scrub(body)) })
@@ -195,10 +207,11 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ChatProvid
       }
 
       try {
-        let res: Response
+        let res: Dispatcher.ResponseData
         try {
-          res = await fetch(url, {
+          res = await request(url, {
             method: 'POST',
+            dispatcher,
             headers: {
               Authorization: `Bearer ${options.apiKey}`,
               'Content-Type': 'application/json',
@@ -206,58 +219,63 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ChatProvid
             },
             body: JSON.stringify({
               model: model.upstreamModel ?? model.id,
-              messages: request.messages.map(wireTurn),
+              messages: request_.messages.map(wireTurn),
               stream: true,
               stream_options: { include_usage: true },
-              temperature: request.temperature,
+              temperature: request_.temperature,
               ...(model.maxTokens ? { max_tokens: model.maxTokens } : {})
             }),
+            // Our own first-byte and idle deadlines apply (arm/idle above), not undici's 300 s defaults.
+            headersTimeout: 0,
+            bodyTimeout: 0,
             signal: controller.signal
           })
         } catch (error) {
           throw failure(error, () => {
             log('AI upstream unreachable', { error })
-            return new ProviderError('upstream', `无法连接 AI 服务「${label}」，请稍后重试`)
+            return new ProviderError('upstream', `无法连接 AI 服务「${label}」，请稍后重试`, { unreachable: true })
           })
         }
+        const body = res.body
 
-        if (!res.ok) {
-          let body = ''
+        if (res.statusCode < 200 || res.statusCode > 299) {
+          let text = ''
           try {
-            body = await res.text()
+            text = await body.text()
           } catch (error) {
-            throw failure(error, () => reported(res.status, '', false))
+            throw failure(error, () => reported(res.statusCode, '', false))
           }
-          throw reported(res.status, body, false)
+          throw reported(res.statusCode, text, false)
         }
-        if (!res.body) throw new ProviderError('upstream', `AI 服务「${label}」没有返回内容`)
 
         // Some OpenAI-compatible servers ignore `stream: true` and answer one JSON completion. The
         // Content-Type says which; a body whose first character is `{` is JSON whatever its type
         // claims (no SSE line starts with it), and one starting with `<` is an HTML page.
-        let mode: 'sse' | 'json' | undefined = /[/+]json\b/i.test(res.headers.get('content-type') ?? '') ? 'json' : undefined
+        const type = res.headers['content-type']
+        let mode: 'sse' | 'json' | undefined = /[/+]json\b/i.test(String(type ?? '')) ? 'json' : undefined
         let text = ''
-        const reader = res.body.getReader()
-        const decoder = new TextDecoder()
         const parser = createSseDataParser()
+        // Decoded as it arrives: a multi-byte character split across reads is held back until whole.
+        const decoder = new StringDecoder('utf8')
+        const reads = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>
         for (;;) {
-          let read: Awaited<ReturnType<typeof reader.read>>
+          let read: IteratorResult<Buffer>
           try {
-            read = await reader.read()
+            read = await reads.next()
           } catch (error) {
             throw failure(error, cut)
           }
           if (read.done) {
             if (mode !== 'json') throw failure(undefined, cut)
-            text += decoder.decode()
-            const body = parseJson(text) as CompletionChunk | undefined
-            if (typeof body !== 'object' || body === null) throw unrecognised(text)
-            if (isError(body)) throw reported(undefined, text, false)
-            if (!Array.isArray(body.choices)) throw unrecognised(text)
-            for (const chunk of chunksOf(body)) yield chunk
+            text += decoder.end()
+            const whole = parseJson(text) as CompletionChunk | undefined
+            if (typeof whole !== 'object' || whole === null) throw unrecognised(text)
+            if (isError(whole)) throw reported(undefined, text, false)
+            if (!Array.isArray(whole.choices)) throw unrecognised(text)
+            for (const chunk of chunksOf(whole)) yield chunk
             return
           }
-          let decoded = decoder.decode(read.value, { stream: true })
+          let decoded = decoder.write(read.value)
           if (mode === undefined) {
             text += decoded
             const first = text.trimStart()[0]
