@@ -46,7 +46,20 @@ describe('painting with the offline demo painter', () => {
 
     const up = await action(token, { taskId: grid.taskId, action: 'UPSCALE', index: 2 })
     expect(up).toMatchObject({ action: 'UPSCALE', status: 'SUCCESS', parentId: grid.taskId, index: 2, prompt: grid.prompt })
-    expect(up.buttons.map((b) => b.label)).toEqual(['⬅️', '➡️', '⬆️', '⬇️'])
+    expect(up.buttons.map((b) => b.label)).toEqual([
+      '⬅️',
+      '➡️',
+      '⬆️',
+      '⬇️',
+      '缩小 2x',
+      '缩小 1.5x',
+      '自定义缩放',
+      '微变',
+      '强变',
+      '局部重绘',
+      '高清 细腻',
+      '高清 创意'
+    ])
     const upImage = await picture(up.imageUrl)
     expect(upImage.meta.width).toBe(gridImage.meta.width)
 
@@ -235,7 +248,7 @@ describe('painting with the offline demo painter', () => {
       [{ width: 2048 }, '宽度不能大于 1536'],
       [{ steps: 0 }, '步数不能小于 1'],
       [{ cfgScale: 30 }, 'CFG 不能大于 20'],
-      [{ sampler: 'nope' }, '采样器只能是']
+      [{ sampler: 'nope' }, '采样器「nope」不可用']
     ] as const) {
       const base: Record<string, unknown> = { prompt: 'x', width: 512, height: 512, steps: 20, cfgScale: 7, sampler: 'Euler a' }
       const bad = await ctx.h.post('/api/v1/sd/txt2img', { ...base, ...body }, token)

@@ -5,6 +5,7 @@ import type { WireTask } from '../src/modules/painting/wire.js'
 import { type FakeA1111, startFakeA1111 } from './fakes/a1111.js'
 import { waitUntil } from './helpers/chat.js'
 import { usePaintingHarness } from './helpers/painting.js'
+import { maskDataUrl } from './helpers/painting-masks.js'
 
 const SD = '/api/v1/sd'
 const lastCall = <T extends { path: string }>(requests: T[], path: string) => [...requests].reverse().find((r) => r.path === path)
@@ -103,6 +104,65 @@ describe('stable diffusion through AUTOMATIC1111', () => {
     await waitUntil(() => fake.interrupts > 0)
     expect((await ctx.h.settled(token, task.taskId)).status).toBe('INTERRPUT')
     expect(await ctx.h.mjCount(accountId)).toBe(start)
+  })
+
+  it('offers the upstream’s own samplers (/sdapi/v1/samplers) and refuses others before charging', async () => {
+    const { token, accountId } = await ctx.h.login()
+    const options = await ctx.h.post<{ samplers: string[]; defaults: { sampler: string } }>(`${SD}/options`, {}, token)
+    expect(options.body.data.samplers).toEqual(['DPM++ 2M', 'Euler a', 'Restart'])
+    expect(options.body.data.defaults.sampler).toBe('DPM++ 2M')
+    expect(lastCall(fake.requests, '/sdapi/v1/samplers')!.headers.authorization).toBe(`Basic ${Buffer.from('sd:pass').toString('base64')}`)
+    const start = await ctx.h.mjCount(accountId)
+    const task = await txt2img(token, { sampler: 'Restart' })
+    expect((await ctx.h.settled(token, task.taskId)).status).toBe('SUCCESS')
+    const bad = await ctx.h.post(`${SD}/txt2img`, { ...BODY, sampler: 'UniPC' }, token)
+    expect(bad.body).toMatchObject({ code: 40000001, message: '采样器「UniPC」不可用，可选：DPM++ 2M、Euler a、Restart' })
+    expect(await ctx.h.mjCount(accountId)).toBe(start - 1)
+  })
+
+  it('img2img and inpaint send init_images, mask, denoising_strength, inpainting_fill and mask_blur; a 422 is refunded', async () => {
+    const { token, accountId } = await ctx.h.login()
+    const image = await ctx.h.upload({ r: 50, g: 60, b: 70 }, { width: 640, height: 480 })
+    const start = await ctx.h.mjCount(accountId)
+    const common = { prompt: 'a castle', negativePrompt: 'lowres', steps: 20, cfgScale: 7, sampler: 'Euler a', seed: 5 }
+    const res = await ctx.h.post<WireTask>(`${SD}/img2img`, { ...common, image, denoisingStrength: 0.55 }, token)
+    expect(res.body.code, JSON.stringify(res.body)).toBe(2000)
+    expect(await ctx.h.settled(token, res.body.data.taskId)).toMatchObject({ action: 'IMG2IMG', status: 'SUCCESS', width: 640, height: 480 })
+    const call = lastCall(fake.requests, '/sdapi/v1/img2img')!.body!
+    expect(call).toMatchObject({
+      prompt: 'a castle',
+      negative_prompt: 'lowres',
+      seed: 5,
+      denoising_strength: 0.55,
+      width: 640,
+      height: 480,
+      sampler_name: 'Euler a'
+    })
+    expect(call).not.toHaveProperty('mask')
+    const init = await sharp(Buffer.from(String((call.init_images as string[])[0]), 'base64')).metadata()
+    expect([init.width, init.height]).toEqual([640, 480])
+
+    const inpaint = await ctx.h.post<WireTask>(
+      `${SD}/img2img`,
+      { ...common, image, denoisingStrength: 0.75, mask: await maskDataUrl(640, 480), inpaintingFill: 2, maskBlur: 6 },
+      token
+    )
+    expect(inpaint.body.code, JSON.stringify(inpaint.body)).toBe(2000)
+    expect(await ctx.h.settled(token, inpaint.body.data.taskId)).toMatchObject({ action: 'INPAINT', status: 'SUCCESS' })
+    const inpaintCall = lastCall(fake.requests, '/sdapi/v1/img2img')!.body!
+    expect(inpaintCall).toMatchObject({ denoising_strength: 0.75, inpainting_fill: 2, mask_blur: 6, inpainting_mask_invert: 0 })
+    const mask = await sharp(Buffer.from(String(inpaintCall.mask), 'base64')).metadata()
+    expect([mask.format, mask.width, mask.height]).toEqual(['png', 640, 480])
+    expect(await ctx.h.mjCount(accountId)).toBe(start - 2)
+
+    fake.behaviour = { kind: 'error', status: 422, error: 'HTTPException', detail: 'Invalid encoded image' }
+    const failing = await ctx.h.post<WireTask>(`${SD}/img2img`, { ...common, image, denoisingStrength: 0.5 }, token)
+    expect(await ctx.h.settled(token, failing.body.data.taskId)).toMatchObject({
+      status: 'FAILURE',
+      failReason: 'Stable Diffusion 出错（HTTP 422），请稍后再试'
+    })
+    expect(await ctx.h.mjCount(accountId)).toBe(start - 2)
+    expect((await ctx.h.log(accountId)).slice(-2).map((l) => l.reason)).toEqual(['绘画：Stable Diffusion 图生图', '绘画退回：Stable Diffusion 图生图失败'])
   })
 
   it('a picture not finished in time ends as TIMEOUT', async () => {

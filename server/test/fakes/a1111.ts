@@ -3,7 +3,8 @@ import type { AddressInfo, Socket } from 'node:net'
 import sharp from 'sharp'
 
 /**
- * A fake AUTOMATIC1111 web UI API on loopback (modules/api/models.py): `POST /sdapi/v1/txt2img`
+ * A fake AUTOMATIC1111 web UI API on loopback (modules/api/models.py): `POST /sdapi/v1/txt2img` and
+ * `/sdapi/v1/img2img` (init_images, mask, denoising_strength; 422 with FastAPI's detail when wrong)
  * answers `{images: [base64 PNG], parameters, info}` where `info` is JSON *text*; `GET
  * /sdapi/v1/progress` reports `{progress 0..1, eta_relative, state, current_image, textinfo}`;
  * `POST /sdapi/v1/interrupt`; HTTP Basic auth when `auth` is given (401 otherwise).
@@ -101,11 +102,17 @@ export async function startFakeA1111(options: { auth?: string } = {}): Promise<F
     if (req.method === 'GET' && path === '/sdapi/v1/samplers') {
       return json(res, 200, [
         { name: 'DPM++ 2M', aliases: ['k_dpmpp_2m'], options: {} },
-        { name: 'Euler a', aliases: ['k_euler_a'], options: {} }
+        { name: 'Euler a', aliases: ['k_euler_a'], options: {} },
+        { name: 'Restart', aliases: ['restart'], options: { scheduler: 'karras' } }
       ])
     }
-    if (req.method === 'POST' && path === '/sdapi/v1/txt2img') {
+    if (req.method === 'POST' && (path === '/sdapi/v1/txt2img' || path === '/sdapi/v1/img2img')) {
       const b = body ?? {}
+      if (path === '/sdapi/v1/img2img') {
+        // StableDiffusionImg2ImgProcessingAPI: init_images are base64 pictures; mask (inpaint) one more.
+        const problem = await img2imgProblem(b)
+        if (problem) return json(res, 422, { detail: [{ loc: ['body', problem.field], msg: problem.msg, type: 'value_error' }] })
+      }
       const behaviour = fake.behaviour
       if (fake.hold) await fake.hold
       if (behaviour.kind === 'error') {
@@ -142,6 +149,27 @@ export async function startFakeA1111(options: { auth?: string } = {}): Promise<F
       return json(res, 200, { images: [png.toString('base64')], parameters: b, info: JSON.stringify(info) })
     }
     json(res, 404, { detail: 'Not Found' })
+  }
+
+  async function img2imgProblem(b: Record<string, unknown>): Promise<{ field: string; msg: string } | undefined> {
+    const init = b.init_images
+    if (!Array.isArray(init) || init.length === 0 || typeof init[0] !== 'string') return { field: 'init_images', msg: 'field required' }
+    try {
+      await sharp(Buffer.from(init[0], 'base64')).metadata()
+    } catch {
+      return { field: 'init_images', msg: 'Invalid encoded image' }
+    }
+    if (typeof b.denoising_strength !== 'number' || b.denoising_strength < 0 || b.denoising_strength > 1) return { field: 'denoising_strength', msg: 'invalid' }
+    if (b.mask !== undefined) {
+      if (typeof b.mask !== 'string') return { field: 'mask', msg: 'str type expected' }
+      try {
+        const meta = await sharp(Buffer.from(b.mask, 'base64')).metadata()
+        if (meta.format !== 'png') return { field: 'mask', msg: 'Invalid encoded image' }
+      } catch {
+        return { field: 'mask', msg: 'Invalid encoded image' }
+      }
+    }
+    return undefined
   }
 
   fake.close = async () => {

@@ -8,7 +8,9 @@ import sharp from 'sharp'
  * SubmitController, TaskController, NotifyServiceImpl of the proxy): `/mj/submit/imagine|change|
  * action|describe|blend`, `/mj/task/{id}/fetch`, `/mj/task/list-by-condition`, the `mj-api-secret`
  * header (401 with no body when wrong), and the notifyHook POST of the whole Task JSON. Tasks move
- * only when the test says so; `plus` adds the buttons (customIds) of the plus / trueai proxy.
+ * only when the test says so; `plus` adds the buttons (customIds) of the plus / trueai proxy and its
+ * routes: action (zoom, vary, vary region, upscale subtle / creative), modal (custom zoom and vary
+ * region wait in status MODAL for their prompt and maskBase64), shorten and insight-face swap.
  */
 export interface FakeTask {
   id: string
@@ -71,9 +73,11 @@ export interface FakeMidjourneyProxy {
 
 const INSTANCE = '1118138338562560102'
 
-export async function startFakeMidjourneyProxy(options: { secret?: string; plus?: boolean } = {}): Promise<FakeMidjourneyProxy> {
+export async function startFakeMidjourneyProxy(options: { secret?: string; plus?: boolean; faceSwap?: boolean } = {}): Promise<FakeMidjourneyProxy> {
   const secret = options.secret ?? 'mj-secret-123'
   const plus = options.plus ?? false
+  // The plus proxy has /mj/insight-face/swap when its InsightFace service is set up.
+  const faceSwap = options.faceSwap ?? plus
   const requests: RecordedMjRequest[] = []
   const tasks = new Map<string, FakeTask>()
   const sockets = new Set<Socket>()
@@ -216,16 +220,66 @@ export async function startFakeMidjourneyProxy(options: { secret?: string; plus?
       task.properties.finalPrompt = target.properties.finalPrompt
       return submitted(res, task)
     }
-    if (req.method === 'POST' && path === '/mj/submit/action') {
+    if (plus && req.method === 'POST' && path === '/mj/submit/action') {
       const target = typeof b.taskId === 'string' ? tasks.get(b.taskId) : undefined
       if (!target) return json(res, 200, result(3, '关联任务不存在或已失效'))
       const button = target.buttons?.find((x) => x.customId === b.customId)
       if (!button) return json(res, 200, result(4, 'customId参数错误'))
-      const kind = String(b.customId).split('::')[2] ?? ''
-      const action = kind.startsWith('upsample') ? 'UPSCALE' : kind.startsWith('variation') ? 'VARIATION' : kind.startsWith('reroll') ? 'REROLL' : 'PAN'
+      const parts = String(b.customId).split('::')
+      const kind = parts[1] === 'JOB' ? (parts[2] ?? '') : (parts[1] ?? '')
+      const action = kind.startsWith('upsample')
+        ? 'UPSCALE'
+        : kind.endsWith('variation')
+          ? 'VARIATION'
+          : kind.startsWith('reroll')
+            ? 'REROLL'
+            : kind === 'Outpaint' || kind === 'CustomZoom'
+              ? 'ZOOM'
+              : kind === 'Inpaint'
+                ? 'INPAINT'
+                : 'PAN'
       const task = newTask(b, action, target.prompt)
       task.promptEn = target.promptEn
       task.description = `/action ${target.id} ${b.customId}`
+      task.properties.customId = b.customId
+      if (kind === 'CustomZoom' || kind === 'Inpaint') {
+        // A modal opens on Discord: the task waits for /mj/submit/modal.
+        task.status = 'MODAL'
+        return json(res, 200, result(21, '窗口等待', task.id, { discordInstanceId: INSTANCE }))
+      }
+      return submitted(res, task)
+    }
+    if (plus && req.method === 'POST' && path === '/mj/submit/modal') {
+      const task = typeof b.taskId === 'string' ? tasks.get(b.taskId) : undefined
+      if (!task) return json(res, 200, result(3, '任务不存在或已失效'))
+      if (task.status !== 'MODAL') return json(res, 200, result(4, '任务状态错误'))
+      if (task.action === 'INPAINT') {
+        if (typeof b.maskBase64 !== 'string' || b.maskBase64 === '') return json(res, 200, result(4, 'maskBase64不能为空'))
+        try {
+          const meta = await sharp(Buffer.from(b.maskBase64, 'base64')).metadata()
+          if (meta.format !== 'png') return json(res, 200, result(4, 'maskBase64格式错误'))
+        } catch {
+          return json(res, 200, result(4, 'maskBase64格式错误'))
+        }
+      }
+      if (typeof b.prompt === 'string' && b.prompt !== '') {
+        task.prompt = b.prompt
+        task.promptEn = b.prompt
+      }
+      task.status = 'SUBMITTED'
+      return submitted(res, task)
+    }
+    if (plus && req.method === 'POST' && path === '/mj/submit/shorten') {
+      const prompt = typeof b.prompt === 'string' ? b.prompt.trim() : ''
+      if (prompt === '') return json(res, 200, result(4, 'prompt不能为空'))
+      const task = newTask(b, 'SHORTEN', prompt)
+      task.description = `/shorten ${prompt}`
+      return submitted(res, task)
+    }
+    if (faceSwap && req.method === 'POST' && path === '/mj/insight-face/swap') {
+      if (!isDataUrl(b.sourceBase64) || !isDataUrl(b.targetBase64)) return json(res, 200, result(4, 'base64格式错误'))
+      const task = newTask(b, 'SWAP_FACE', null)
+      task.description = '/swap'
       return submitted(res, task)
     }
     if (req.method === 'POST' && path === '/mj/submit/describe') {
@@ -301,13 +355,28 @@ export async function startFakeMidjourneyProxy(options: { secret?: string; plus?
         task.promptEn = text
         task.properties.finalPrompt = text
       }
-      task.imageUrl = `${url}/attachments/${id}.png`
+      if (task.action === 'SHORTEN') {
+        const text = '1️⃣ red fox, snow\n\n2️⃣ red fox in snow, watercolor\n\n3️⃣ fox, winter forest\n\n4️⃣ fox portrait\n\n5️⃣ snowy fox'
+        task.properties.finalPrompt = text
+      }
+      task.imageUrl = task.action === 'SHORTEN' ? null : `${url}/attachments/${id}.png`
       if (plus) {
         const hash = `hash${id}`
+        const button = (customId: string, label = '') => ({ customId, emoji: '', label, type: 2, style: 2 })
         task.buttons =
-          task.action === 'UPSCALE'
-            ? ['left', 'right', 'up', 'down'].map((d) => ({ customId: `MJ::JOB::pan_${d}::1::${hash}::SOLO`, emoji: '', label: '', type: 2, style: 2 }))
-            : task.action === 'DESCRIBE'
+          task.action === 'UPSCALE' || task.action === 'SWAP_FACE'
+            ? [
+                ...['left', 'right', 'up', 'down'].map((d) => button(`MJ::JOB::pan_${d}::1::${hash}::SOLO`)),
+                button(`MJ::Outpaint::50::1::${hash}::SOLO`, 'Zoom Out 2x'),
+                button(`MJ::Outpaint::75::1::${hash}::SOLO`, 'Zoom Out 1.5x'),
+                button(`MJ::CustomZoom::${hash}`, 'Custom Zoom'),
+                button(`MJ::JOB::low_variation::1::${hash}::SOLO`, 'Vary (Subtle)'),
+                button(`MJ::JOB::high_variation::1::${hash}::SOLO`, 'Vary (Strong)'),
+                button(`MJ::Inpaint::1::${hash}::SOLO`, 'Vary (Region)'),
+                button(`MJ::JOB::upsample_v6_2x_subtle::1::${hash}::SOLO`, 'Upscale (Subtle)'),
+                button(`MJ::JOB::upsample_v6_2x_creative::1::${hash}::SOLO`, 'Upscale (Creative)')
+              ]
+            : task.action === 'DESCRIBE' || task.action === 'SHORTEN'
               ? []
               : [
                   ...[1, 2, 3, 4].map((i) => ({ customId: `MJ::JOB::upsample::${i}::${hash}`, emoji: '', label: `U${i}`, type: 2, style: 2 })),

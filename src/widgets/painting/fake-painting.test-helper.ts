@@ -67,7 +67,7 @@ export const tasks = new Map<string, PaintingTask>()
 export const calls: { path: string; body: Record<string, unknown> }[] = []
 export const streams = new Set<ServerResponse>()
 /** channel: whether the account channel answers (false: it refuses, so the widget polls). */
-export const fake = { channel: true }
+export const fake = { channel: true, faceSwap: false }
 let server: ReturnType<typeof createServer>
 
 export function push(t: PaintingTask) {
@@ -138,10 +138,27 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
       return created(task({ prompt: String(body.prompt) }))
     case 'painting/action': {
       const parent = tasks.get(String(body.taskId))!
+      const params = body.mode || body.zoom ? { mode: body.mode, ...(body.zoom ? { zoom: body.zoom } : {}) } : null
       return created(
-        task({ action: body.action as PaintingTask['action'], parentId: parent.taskId, index: (body.index as number) ?? null, prompt: parent.prompt })
+        task({
+          action: body.action as PaintingTask['action'],
+          parentId: parent.taskId,
+          index: (body.index as number) ?? null,
+          prompt: typeof body.prompt === 'string' ? body.prompt : parent.prompt,
+          params
+        })
       )
     }
+    case 'painting/features':
+      return ok({ actions: true, shorten: true, faceSwap: fake.faceSwap, demo: true })
+    case 'painting/translate':
+      return ok({ promptEn: String(body.prompt).replace('一只猫', 'a cat'), translated: true, missing: [] })
+    case 'painting/shorten':
+      return created(task({ action: 'SHORTEN', prompt: String(body.prompt) }))
+    case 'painting/swap-face':
+      return created(task({ action: 'SWAP_FACE', imageUrl: String(body.target) }))
+    case 'sd/img2img':
+      return created(task({ kind: 'sd', action: body.mask ? 'INPAINT' : 'IMG2IMG', prompt: String(body.prompt), params: body }))
     case 'painting/describe':
       return created(task({ action: 'DESCRIBE', imageUrl: String(body.image) }))
     case 'painting/blend':
@@ -226,6 +243,7 @@ export function installFakePainting(): void {
     tasks.clear()
     calls.length = 0
     fake.channel = true
+    fake.faceSwap = false
     $token.set('tok')
   })
   afterEach(() => {

@@ -1,9 +1,13 @@
-import { useEffect, useRef, useState } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState } from 'react'
 import { notifyError, request } from '../../core/api'
 import { toast } from '../../core/emit'
 import { Spinner } from '../../ui/icons'
 import { usePagedList } from '../../ui/use-paged-list'
+import type { ReportTarget } from '../../ui/report-dialog'
 import { Lightbox } from './lightbox'
+
+// 举报 is rare: its dialog loads when first asked for.
+const ReportDialog = lazy(() => import('../../ui/report-dialog'))
 import { painting, PAINTING_LIMITS, sendPromptToMj, type GalleryWork } from './state'
 
 /** What the gallery shows: newest or 本周最受欢迎, a prompt search, model and aspect, or one author's other works. */
@@ -47,6 +51,7 @@ export default function GalleryView() {
   const [query, setQuery] = useState<GalleryQuery>(NO_QUERY)
   const [keyword, setKeyword] = useState('')
   const [liking, setLiking] = useState<string | null>(null)
+  const [reporting, setReporting] = useState<ReportTarget | null>(null)
   const sentinel = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
@@ -295,6 +300,18 @@ export default function GalleryView() {
               >
                 做同款
               </button>
+              {!open.mine && (
+                <button
+                  type="button"
+                  onClick={() => {
+                    setReporting({ kind: 'painting', itemId: open.workId })
+                    setOpen(null)
+                  }}
+                  className="h-10 px-4 rounded-lg border border-line text-muted hover:text-danger hover:border-danger"
+                >
+                  举报
+                </button>
+              )}
               {open.mine && (
                 <button
                   type="button"
@@ -308,6 +325,11 @@ export default function GalleryView() {
           )
         }
       />
+      {reporting && (
+        <Suspense fallback={null}>
+          <ReportDialog target={reporting} onClose={() => setReporting(null)} />
+        </Suspense>
+      )}
     </section>
   )
 }

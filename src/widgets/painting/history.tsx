@@ -77,13 +77,16 @@ export function History({ kind, onOpen }: { kind: 'mj' | 'sd'; onOpen(task: Pain
                 {t.thumbUrl || t.imageUrl ? (
                   <img src={t.thumbUrl ?? t.imageUrl!} alt="" width={160} loading="lazy" className="size-full object-cover" />
                 ) : (
-                  <span className="size-full grid place-items-center text-xs text-muted">{STATUS_TEXT[t.status]}</span>
+                  <span className={`size-full grid place-items-center text-xs ${t.takedown ? 'text-danger' : 'text-muted'}`}>
+                    {t.takedown ? '已下架' : STATUS_TEXT[t.status]}
+                  </span>
                 )}
               </button>
               <div className="p-2 flex-1 flex flex-col gap-1">
                 <p className="text-xs text-ink/90 line-clamp-2 break-words" title={t.prompt}>
                   {t.prompt || ACTION_TEXT[t.action]}
                 </p>
+                {t.takedown && <p className="text-xs text-danger break-words">已下架：{t.takedown}</p>}
                 <p className="mt-auto flex items-center gap-1 text-[11px] text-muted">
                   <span>{ACTION_TEXT[t.action]}</span>·<span>{STATUS_TEXT[t.status]}</span>
                   {t.published && <span className="text-primary">· 已发布</span>}

@@ -18,6 +18,7 @@ import type * as On from '../../ui/events'
 import { besides, revealWhenDrawn } from '../../ui/reveal'
 import { Field, fieldClass, Submit } from './form-parts'
 import { ImagePicker } from './image-picker'
+import { PromptPreview } from './prompt-preview'
 import { $paintingDraft, painting, PAINTING_LIMITS, submitTask } from './state'
 
 // 绘图: the prompt, option controls kept in sync with the options typed into it, and reference images.
@@ -111,6 +112,7 @@ export function ImagineForm({ initialPrompt }: { initialPrompt?: string }) {
       <p id={`${ids}-hint`} className="mt-1 text-xs text-muted">
         支持中文或英文；下方参数与提示词中的 --ar、--v 等选项同步。Ctrl+Enter 提交。
       </p>
+      <PromptPreview key={text === '' ? 'empty' : 'text'} text={text} onUse={setText} />
 
       <fieldset className="mt-3 grid grid-cols-2 gap-3" aria-label="参数">
         <Field label="比例 --ar">

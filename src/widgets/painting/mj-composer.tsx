@@ -1,21 +1,32 @@
-import { useId, useState } from 'react'
+import { useEffect, useId, useState } from 'react'
 import { BlendForm, DescribeForm } from './describe-blend'
 import { ImagineForm } from './imagine-form'
+import { ShortenForm, SwapFaceForm } from './shorten-swap'
+import { painting, type PaintingFeatures } from './state'
 
-type Mode = 'imagine' | 'describe' | 'blend'
-const MODES: [Mode, string][] = [
-  ['imagine', '绘图'],
-  ['describe', '识图'],
-  ['blend', '混图']
-]
+type Mode = 'imagine' | 'describe' | 'blend' | 'shorten' | 'swap'
 
-/** The /mj composer: 绘图 (prompt + option controls in sync with the text + reference images), 识图, 混图. */
+/**
+ * The /mj composer: 绘图 (prompt + option controls in sync with the text + reference images), 识图,
+ * 混图, and 精简 / 换脸 when the upstream offers them (painting/features).
+ */
 export function MjComposer({ initialPrompt }: { initialPrompt?: string }) {
   const [mode, setMode] = useState<Mode>('imagine')
+  const [features, setFeatures] = useState<PaintingFeatures | null>(null)
   const tabsId = useId()
+  useEffect(() => {
+    painting.features().then(setFeatures, () => setFeatures(null))
+  }, [])
+  const MODES: [Mode, string][] = [
+    ['imagine', '绘图'],
+    ['describe', '识图'],
+    ['blend', '混图'],
+    ...(features?.shorten ? [['shorten', '精简'] as [Mode, string]] : []),
+    ...(features?.faceSwap ? [['swap', '换脸'] as [Mode, string]] : [])
+  ]
   return (
     <section aria-label="绘画输入" className="rounded-card border border-line bg-surface p-4">
-      <div role="tablist" aria-label="绘画方式" className="grid grid-cols-3 gap-1 p-1 rounded-lg bg-raised">
+      <div role="tablist" aria-label="绘画方式" className="grid grid-flow-col auto-cols-fr gap-1 p-1 rounded-lg bg-raised">
         {MODES.map(([value, label]) => (
           <button
             key={value}
@@ -45,6 +56,8 @@ export function MjComposer({ initialPrompt }: { initialPrompt?: string }) {
         {mode === 'imagine' && <ImagineForm initialPrompt={initialPrompt} />}
         {mode === 'describe' && <DescribeForm />}
         {mode === 'blend' && <BlendForm />}
+        {mode === 'shorten' && <ShortenForm />}
+        {mode === 'swap' && <SwapFaceForm />}
       </div>
     </section>
   )

@@ -7,7 +7,15 @@ import { Spinner } from '../../ui/icons'
 import { History, PublishButton } from './history'
 import { Lightbox } from './lightbox'
 import { $paintingTasks, imageFileName, painting, PAINTING_LIMITS, putTask, type PaintingTask, type SdOptions } from './state'
+import { IMG2IMG_START, Img2ImgFields, type Img2ImgValue } from './sd-img2img'
 import { TaskCard } from './task-card'
+
+type SdMode = 'txt2img' | 'img2img' | 'inpaint'
+const SD_MODES: [SdMode, string][] = [
+  ['txt2img', '文生图'],
+  ['img2img', '图生图'],
+  ['inpaint', '局部重绘']
+]
 
 const inputClass = 'h-9 w-full rounded-lg border border-line bg-raised px-2 text-sm text-ink outline-none focus:border-primary'
 
@@ -25,9 +33,11 @@ function Row({ label, value, children, htmlFor }: { label: string; value?: React
   )
 }
 
-/** /sd: stable diffusion text-to-image with size presets, steps, CFG, sampler and seed. */
+/** /sd: stable diffusion text-to-image (size presets), image-to-image and inpaint, with steps, CFG, the upstream's samplers and seed. */
 export default function SdView() {
   const [options, setOptions] = useState<SdOptions | null>(null)
+  const [mode, setMode] = useState<SdMode>('txt2img')
+  const [picture, setPicture] = useState<Img2ImgValue>(IMG2IMG_START)
   const [prompt, setPrompt] = useState('')
   const [negative, setNegative] = useState('')
   const [size, setSize] = useState<{ width: number; height: number }>({ width: 512, height: 512 })
@@ -58,19 +68,30 @@ export default function SdView() {
     const seedNumber = seed.trim() === '' ? undefined : Number(seed)
     if (seedNumber !== undefined && !(Number.isInteger(seedNumber) && seedNumber >= 0 && seedNumber <= 4294967295))
       return toast('种子必须是 0–4294967295 之间的整数', 'warning')
+    if (mode !== 'txt2img') {
+      if (picture.uploading) return toast('原图还在上传，请稍候', 'warning')
+      if (!picture.image) return toast('请先上传原图', 'warning')
+      if (mode === 'inpaint' && !picture.mask) return toast('请先涂抹要重绘的区域', 'warning')
+    }
     setBusy(true)
     try {
+      const common = {
+        prompt: prompt.trim(),
+        ...(negative.trim() ? { negativePrompt: negative.trim() } : {}),
+        steps,
+        cfgScale: cfg,
+        sampler,
+        ...(seedNumber !== undefined ? { seed: seedNumber } : {})
+      }
       const task = putTask(
-        await painting.txt2img({
-          prompt: prompt.trim(),
-          ...(negative.trim() ? { negativePrompt: negative.trim() } : {}),
-          width: size.width,
-          height: size.height,
-          steps,
-          cfgScale: cfg,
-          sampler,
-          ...(seedNumber !== undefined ? { seed: seedNumber } : {})
-        })
+        mode === 'txt2img'
+          ? await painting.txt2img({ ...common, width: size.width, height: size.height })
+          : await painting.img2img({
+              ...common,
+              image: picture.image!,
+              denoisingStrength: picture.denoisingStrength,
+              ...(mode === 'inpaint' ? { mask: picture.mask!, inpaintingFill: picture.inpaintingFill, maskBlur: picture.maskBlur } : {})
+            })
       )
       setJobs((list) => [task.taskId, ...list.filter((id) => id !== task.taskId)].slice(0, PAINTING_LIMITS.workList))
     } catch (error) {
@@ -93,7 +114,31 @@ export default function SdView() {
             </span>
           )}
         </div>
+        <fieldset className="grid grid-cols-3 gap-1 p-1 rounded-lg bg-raised">
+          <legend className="sr-only">SD 模式</legend>
+          {SD_MODES.map(([value, label]) => (
+            <label
+              key={value}
+              className={`h-8 grid place-items-center rounded-md text-sm font-medium cursor-pointer has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-primary ${
+                mode === value ? 'bg-primary text-primary-ink' : 'text-muted hover:text-ink'
+              }`}
+            >
+              <input
+                type="radio"
+                name="sd-mode"
+                checked={mode === value}
+                onChange={() => {
+                  setMode(value)
+                  if (value === 'txt2img') setPicture(IMG2IMG_START)
+                }}
+                className="sr-only"
+              />
+              {label}
+            </label>
+          ))}
+        </fieldset>
         {!options && <Spinner label="加载参数" />}
+        {mode !== 'txt2img' && <Img2ImgFields inpaint={mode === 'inpaint'} value={picture} onChange={setPicture} />}
         <Row label="画面描述（提示词）" htmlFor={`${ids}-p`}>
           <textarea
             id={`${ids}-p`}
@@ -117,7 +162,7 @@ export default function SdView() {
             className="w-full rounded-lg border border-line bg-raised p-3 text-sm text-ink placeholder:text-muted outline-none focus:border-primary resize-y"
           />
         </Row>
-        {options && (
+        {options && mode === 'txt2img' && (
           <fieldset>
             <legend className="mb-1 text-xs text-muted">尺寸</legend>
             <div className="grid grid-cols-3 gap-2">

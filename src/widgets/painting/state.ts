@@ -1,4 +1,4 @@
-import type { BlendDimensions, GalleryItem, PaintingTask, Paged, SdOptions, TaskAction, TaskButton, TaskStatus } from '@lingxi/server/wire'
+import type { BlendDimensions, GalleryItem, PaintingFeatures, PaintingTask, Paged, SdOptions, TaskAction, TaskButton, TaskStatus } from '@lingxi/server/wire'
 import { atom, map } from 'nanostores'
 import { accountChannelOpen, onAccountEvent } from '../../core/account-events'
 import { getJson, request } from '../../core/api'
@@ -9,7 +9,7 @@ import { EVENT_NAVIGATE } from '../../core/wire'
 
 // Shapes and calls: docs/painting-wire.md; the wire objects are the server's (`@lingxi/server/wire`, type-only).
 
-export type { BlendDimensions, PaintingTask, SdOptions, TaskAction, TaskButton, TaskStatus }
+export type { BlendDimensions, PaintingFeatures, PaintingTask, SdOptions, TaskAction, TaskButton, TaskStatus }
 
 /** A published work of `gallery/list`; `author` is the masked nickname. */
 export type GalleryWork = GalleryItem
@@ -23,6 +23,22 @@ export interface SdInput {
   cfgScale: number
   sampler: string
   seed?: number
+}
+
+/** `sd/img2img`: a picture (and, to inpaint, a mask) plus txt2img's settings; the size is the picture's. */
+export interface Img2ImgInput extends Omit<SdInput, 'width' | 'height'> {
+  image: string
+  mask?: string
+  denoisingStrength: number
+  inpaintingFill?: number
+  maskBlur?: number
+}
+
+/** Extra fields of an action: custom zoom (zoom, prompt), vary region (mask, prompt). */
+export interface ActionExtra {
+  zoom?: number
+  prompt?: string
+  mask?: string
 }
 
 export type PagedList<T> = Paged<T>
@@ -68,7 +84,15 @@ export const ACTION_TEXT: Record<TaskAction, string> = {
   PAN: '平移',
   DESCRIBE: '识图',
   BLEND: '混图',
-  TXT2IMG: 'SD 绘图'
+  TXT2IMG: 'SD 绘图',
+  ZOOM: '缩小扩图',
+  VARY: '微调',
+  VARY_REGION: '局部重绘',
+  UPSCALE_HD: '高清放大',
+  SHORTEN: '精简提示词',
+  SWAP_FACE: '换脸',
+  IMG2IMG: 'SD 图生图',
+  INPAINT: 'SD 局部重绘'
 }
 
 const RANK: Record<TaskStatus, number> = {
@@ -96,6 +120,14 @@ export function buttonTitle(button: TaskButton): string {
       return `向${{ left: '左', right: '右', up: '上', down: '下' }[button.direction ?? 'left']}平移扩展`
     case 'PROMPT':
       return `用第 ${button.index} 条提示词绘图`
+    case 'ZOOM':
+      return button.mode === 'custom' ? '自定义缩小倍数扩展画面' : `缩小 ${button.mode === '2x' ? '2' : '1.5'} 倍扩展画面`
+    case 'VARY':
+      return button.mode === 'strong' ? '较大幅度变化' : '细微变化'
+    case 'VARY_REGION':
+      return '涂抹区域后局部重绘'
+    case 'UPSCALE_HD':
+      return button.mode === 'creative' ? '高清放大（创意）' : '高清放大（细腻）'
   }
 }
 
@@ -105,12 +137,18 @@ const mj = <T>(path: string, body: object) => request<T>(`/painting/${path}`, bo
 
 export const painting = {
   imagine: (prompt: string, images: string[] = []) => mj<PaintingTask>('imagine', images.length ? { prompt, images } : { prompt }),
-  action: (taskId: string, button: Pick<TaskButton, 'action' | 'index' | 'direction'>) => {
-    const body: Record<string, unknown> = { taskId, action: button.action }
+  action: (taskId: string, button: Pick<TaskButton, 'action' | 'index' | 'direction' | 'mode'>, extra: ActionExtra = {}) => {
+    const body: Record<string, unknown> = { taskId, action: button.action, ...extra }
     if (button.index !== undefined) body.index = button.index
     if (button.direction !== undefined) body.direction = button.direction
+    if (button.mode !== undefined) body.mode = button.mode
     return mj<PaintingTask>('action', body)
   },
+  shorten: (prompt: string) => mj<PaintingTask>('shorten', { prompt }),
+  swapFace: (source: string, target: string) => mj<PaintingTask>('swap-face', { source, target }),
+  features: () => mj<PaintingFeatures>('features', {}),
+  translate: (prompt: string) => mj<{ promptEn: string; translated: boolean; missing: string[] }>('translate', { prompt }),
+  img2img: (input: Img2ImgInput) => request<PaintingTask>('/sd/img2img', input),
   describe: (image: string) => mj<PaintingTask>('describe', { image }),
   blend: (images: string[], dimensions: BlendDimensions) => mj<PaintingTask>('blend', { images, dimensions }),
   get: (taskId: string) => mj<PaintingTask>('task/get', { taskId }),

@@ -15,10 +15,11 @@ import {
   type PaintingTask,
   type TaskButton
 } from './state'
+import { CustomZoomForm, RegionEditor } from './task-editors'
 
-const GRID_ACTIONS = new Set(['IMAGINE', 'VARIATION', 'REROLL', 'PAN', 'BLEND'])
+const GRID_ACTIONS = new Set(['IMAGINE', 'VARIATION', 'REROLL', 'PAN', 'BLEND', 'ZOOM', 'VARY', 'VARY_REGION'])
 
-const buttonKey = (b: Pick<TaskButton, 'action' | 'index' | 'direction'>) => `${b.action}:${b.index ?? ''}:${b.direction ?? ''}`
+const buttonKey = (b: Pick<TaskButton, 'action' | 'index' | 'direction' | 'mode'>) => `${b.action}:${b.index ?? ''}:${b.direction ?? ''}:${b.mode ?? ''}`
 
 /** Buttons already pressed on a task (a child job exists that did not fail): U and pans are not pressed twice. */
 function usedButtons(tasks: Record<string, PaintingTask>, parentId: string): Set<string> {
@@ -54,12 +55,15 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
   const tasks = useStore($paintingTasks)
   const task = tasks[taskId]
   const [pending, setPending] = useState<string | null>(null)
+  const [editor, setEditor] = useState<'zoom' | 'region' | null>(null)
   if (!task) return null
   const finished = isTaskFinished(task)
   const used = usedButtons(tasks, task.taskId)
 
   async function press(button: TaskButton) {
     if (pending || !task) return
+    if (button.action === 'ZOOM' && button.mode === 'custom') return setEditor(editor === 'zoom' ? null : 'zoom')
+    if (button.action === 'VARY_REGION') return setEditor('region')
     const key = buttonKey(button)
     setPending(key)
     try {
@@ -189,8 +193,8 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
         </div>
       )}
 
-      {task.action === 'DESCRIBE' && task.prompts.length > 0 && (
-        <ol className="mt-3 space-y-1.5 text-sm" aria-label="识图得到的提示词">
+      {(task.action === 'DESCRIBE' || task.action === 'SHORTEN') && task.prompts.length > 0 && (
+        <ol className="mt-3 space-y-1.5 text-sm" aria-label={task.action === 'SHORTEN' ? '精简后的提示词' : '识图得到的提示词'}>
           {task.prompts.map((p, n) => (
             <li key={p} className="flex gap-2">
               <span className="shrink-0 font-semibold text-primary">{n + 1}.</span>
@@ -241,6 +245,8 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
           )}
         </fieldset>
       )}
+      {editor === 'zoom' && <CustomZoomForm task={task} onClose={() => setEditor(null)} />}
+      {editor === 'region' && <RegionEditor task={task} onClose={() => setEditor(null)} />}
     </article>
   )
 }

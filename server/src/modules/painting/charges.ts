@@ -18,7 +18,15 @@ const ACTION_NAMES: Record<TaskAction, string> = {
   PAN: '平移',
   DESCRIBE: '图生文',
   BLEND: '混图',
-  TXT2IMG: 'Stable Diffusion 文生图'
+  TXT2IMG: 'Stable Diffusion 文生图',
+  ZOOM: '缩小扩图',
+  VARY: '微调变化',
+  VARY_REGION: '局部重绘',
+  UPSCALE_HD: '高清放大',
+  SHORTEN: '提示词精简',
+  SWAP_FACE: '换脸',
+  IMG2IMG: 'Stable Diffusion 图生图',
+  INPAINT: 'Stable Diffusion 局部重绘'
 }
 
 const END_NAMES: Record<EndStatus, string> = { FAILURE: '失败', TIMEOUT: '超时', INTERRPUT: '已停止' }

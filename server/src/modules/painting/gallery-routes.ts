@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { accounts, galleryLikes, type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
+import { notTakenDown } from '../../moderation/takedowns.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { idField, oneOf, optionalText, pageFields, paged, readPage } from '../../http/fields.js'
 import { GALLERY_PERMISSION, galleryItemSchema, galleryLikeSchema, PAINTING_PERMISSION, SD_PERMISSION, taskSchema, type WireTask } from './wire.js'
@@ -46,7 +47,7 @@ export function registerGalleryRoutes(
     const [task] = await api.db
       .select()
       .from(paintingTasks)
-      .where(and(eq(paintingTasks.id, workId), eq(paintingTasks.published, true)))
+      .where(and(eq(paintingTasks.id, workId), eq(paintingTasks.published, true), notTakenDown('painting', paintingTasks.id)))
     if (!task) throw new ApiError(40400001, '作品不存在或已撤下')
     return task
   }
@@ -73,7 +74,8 @@ export function registerGalleryRoutes(
     },
     async ({ auth, body }) => {
       const since = new Date(api.now() - WEEK_MS)
-      const conditions: SQL[] = [eq(paintingTasks.published, true)]
+      // A work an operator took down is hidden from everyone (moderation/takedowns.ts).
+      const conditions: SQL[] = [eq(paintingTasks.published, true), notTakenDown('painting', paintingTasks.id)]
       const term = body.keyword?.toLowerCase()
       if (term) conditions.push(sql`(strpos(lower(${paintingTasks.prompt}), ${term}) > 0 or strpos(lower(${paintingTasks.promptEn}), ${term}) > 0)`)
       if (body.model) conditions.push(eq(paintingTasks.kind, body.model))

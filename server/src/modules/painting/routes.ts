@@ -3,18 +3,20 @@ import { and, count, desc, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import { buildPrompt, checkPrompt, parsePrompt } from '@lingxi/shared/mj-prompt'
 import { type PaintingTask, paintingTasks } from '../../db/schema.js'
+import { takedownsOf } from '../../moderation/takedowns.js'
 import { ApiError, envelope } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import type { Moderator } from '../../moderation/index.js'
-import { idField, oneOf, pageFields, paged, readPage, requiredText, wholeNumber } from '../../http/fields.js'
+import { idField, oneOf, pageFields, paged, readPage, requiredText } from '../../http/fields.js'
 import { readOwnImage } from './images.js'
 import { type ProxyTask, updateOf } from './providers/midjourney-proxy.js'
 import type { ImageInput } from './providers/provider.js'
+import { registerActionRoutes } from './action-routes.js'
 import { registerGalleryRoutes } from './gallery-routes.js'
 import type { PaintingRuntime } from './runtime.js'
 import { registerSdRoutes } from './sd-routes.js'
-import { buttonsOf, toWire } from './to-wire.js'
-import { BLEND_DIMENSIONS, PAINTING_PERMISSION, PAN_DIRECTIONS, SD_PERMISSION, taskSchema } from './wire.js'
+import { toWire } from './to-wire.js'
+import { BLEND_DIMENSIONS, PAINTING_PERMISSION, SD_PERMISSION, taskSchema } from './wire.js'
 
 const PAINTING = PAINTING_PERMISSION
 const SD = SD_PERMISSION
@@ -122,52 +124,7 @@ export function registerPaintingRoutes(
     }
   )
 
-  defineRoute(
-    api,
-    '/api/v1/painting/action',
-    {
-      tag: 'painting',
-      summary: 'U1–U4, V1–V4, reroll or pan on a finished task (1 mjCount)',
-      auth: true,
-      permission: PAINTING,
-      body: z.object({
-        taskId: taskIdField,
-        action: oneOf('action', ['UPSCALE', 'VARIATION', 'REROLL', 'PAN']),
-        index: wholeNumber('index', 1, 4).optional(),
-        direction: oneOf('direction', PAN_DIRECTIONS).optional()
-      }),
-      response: taskSchema
-    },
-    async ({ auth, body }) => {
-      const parent = await ownTask(auth.account.id, body.taskId)
-      if (parent.status !== 'SUCCESS') throw new ApiError(40000001, '任务尚未完成，不能执行此操作')
-      if ((body.action === 'UPSCALE' || body.action === 'VARIATION') && body.index === undefined) throw new ApiError(40000001, 'index 不能为空')
-      if (body.action === 'PAN' && body.direction === undefined) throw new ApiError(40000001, 'direction 不能为空')
-      const offered = buttonsOf(parent).some(
-        (b) =>
-          b.action === body.action &&
-          (body.action === 'UPSCALE' || body.action === 'VARIATION' ? b.index === body.index : true) &&
-          (body.action === 'PAN' ? b.direction === body.direction : true)
-      )
-      if (!offered) throw new ApiError(40000001, '该任务不能执行此操作')
-      const job =
-        body.action === 'PAN'
-          ? { action: 'PAN' as const, parent, direction: body.direction! }
-          : body.action === 'REROLL'
-            ? { action: 'REROLL' as const, parent }
-            : { action: body.action, parent, index: body.index! }
-      const row = await runtime.create({
-        accountId: auth.account.id,
-        kind: 'mj',
-        prompt: parent.prompt,
-        parentId: parent.id,
-        index: body.action === 'UPSCALE' || body.action === 'VARIATION' ? body.index! : null,
-        params: body.action === 'PAN' ? { direction: body.direction } : null,
-        job
-      })
-      return wire(row)
-    }
-  )
+  registerActionRoutes(api, runtime, ownTask, readImages, wire)
 
   defineRoute(
     api,
@@ -251,7 +208,17 @@ export function registerPaintingRoutes(
         body,
         api.db.select({ n: count() }).from(paintingTasks).where(where),
         (limit, offset) => api.db.select().from(paintingTasks).where(where).orderBy(desc(paintingTasks.seq)).limit(limit).offset(offset),
-        (rows) => rows.map(wire)
+        async (rows) => {
+          const down = await takedownsOf(
+            api.db,
+            'painting',
+            rows.map((r) => r.id)
+          )
+          return rows.map((row) => {
+            const reason = down.get(row.id)
+            return reason === undefined ? wire(row) : { ...wire(row), imageUrl: null, thumbUrl: null, takedown: reason }
+          })
+        }
       )
     }
   )
@@ -315,6 +282,6 @@ export function registerPaintingRoutes(
     return c.json(envelope(2000, '操作成功', null))
   })
 
-  registerSdRoutes(api, runtime, wire)
+  registerSdRoutes(api, runtime, wire, readImages)
   registerGalleryRoutes(api, ownTask, wire, settings.moderator)
 }

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/database.js'
 import { type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { contentTypeOfKey, extensionFor, type Storage } from '../../storage/index.js'
-import { type ImageInput, type PaintingJob, ProviderError, type Txt2ImgParams } from './providers/provider.js'
+import { type Img2ImgParams, type ImageInput, type PaintingJob, ProviderError, type Txt2ImgParams, type ZoomMode } from './providers/provider.js'
 import type { BlendDimensions, PanDirection } from './wire.js'
 
 /**
@@ -18,6 +18,13 @@ export type StoredJob =
   | { action: 'DESCRIBE'; imageKey: string }
   | { action: 'BLEND'; imageKeys: string[]; dimensions: BlendDimensions }
   | { action: 'TXT2IMG'; params: Txt2ImgParams }
+  | { action: 'ZOOM'; mode: ZoomMode; zoom: number; prompt: string }
+  | { action: 'VARY'; strong: boolean }
+  | { action: 'VARY_REGION'; maskKey: string; prompt: string }
+  | { action: 'UPSCALE_HD'; creative: boolean }
+  | { action: 'SHORTEN'; prompt: string }
+  | { action: 'SWAP_FACE'; sourceKey: string; targetKey: string }
+  | { action: 'IMG2IMG' | 'INPAINT'; params: Img2ImgParams; imageKey: string; maskKey: string | null }
 
 /** The key of `paintingTasks.upstream` that holds the StoredJob (never on the wire). */
 export const INPUT_KEY = 'input'
@@ -45,6 +52,21 @@ export function toStoredJob(job: PaintingJob): StoredJob {
       return { action: 'BLEND', imageKeys: job.images.map((i) => i.key), dimensions: job.dimensions }
     case 'TXT2IMG':
       return { action: 'TXT2IMG', params: job.params }
+    case 'ZOOM':
+      return { action: 'ZOOM', mode: job.mode, zoom: job.zoom, prompt: job.prompt }
+    case 'VARY':
+      return { action: 'VARY', strong: job.strong }
+    case 'VARY_REGION':
+      return { action: 'VARY_REGION', maskKey: job.mask.key, prompt: job.prompt }
+    case 'UPSCALE_HD':
+      return { action: 'UPSCALE_HD', creative: job.creative }
+    case 'SHORTEN':
+      return { action: 'SHORTEN', prompt: job.prompt }
+    case 'SWAP_FACE':
+      return { action: 'SWAP_FACE', sourceKey: job.source.key, targetKey: job.target.key }
+    case 'IMG2IMG':
+    case 'INPAINT':
+      return { action: job.action, params: job.params, imageKey: job.image.key, maskKey: job.mask?.key ?? null }
   }
 }
 
@@ -83,5 +105,25 @@ export async function loadJob(db: Db, storage: Storage, task: PaintingTask): Pro
       return { action: 'BLEND', images: await Promise.all(stored.imageKeys.map(image)), dimensions: stored.dimensions }
     case 'TXT2IMG':
       return { action: 'TXT2IMG', params: stored.params }
+    case 'ZOOM':
+      return { action: 'ZOOM', parent: await parent(), mode: stored.mode, zoom: stored.zoom, prompt: stored.prompt }
+    case 'VARY':
+      return { action: 'VARY', parent: await parent(), strong: stored.strong }
+    case 'VARY_REGION':
+      return { action: 'VARY_REGION', parent: await parent(), mask: await image(stored.maskKey), prompt: stored.prompt }
+    case 'UPSCALE_HD':
+      return { action: 'UPSCALE_HD', parent: await parent(), creative: stored.creative }
+    case 'SHORTEN':
+      return { action: 'SHORTEN', prompt: stored.prompt }
+    case 'SWAP_FACE':
+      return { action: 'SWAP_FACE', source: await image(stored.sourceKey), target: await image(stored.targetKey) }
+    case 'IMG2IMG':
+    case 'INPAINT':
+      return {
+        action: stored.action,
+        params: stored.params,
+        image: await image(stored.imageKey),
+        mask: stored.maskKey ? await image(stored.maskKey) : null
+      }
   }
 }

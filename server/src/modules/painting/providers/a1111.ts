@@ -1,7 +1,8 @@
 import { type PaintingProvider, ProviderError, type SubmitContext, sleep } from './provider.js'
 
 /**
- * AUTOMATIC1111's web UI API (`--api`): `POST /sdapi/v1/txt2img` answers once the picture is done,
+ * AUTOMATIC1111's web UI API (`--api`): `POST /sdapi/v1/txt2img` and `/sdapi/v1/img2img` (init_images,
+ * mask, denoising_strength, inpainting_fill, mask_blur) answer once the picture is done,
  * so this process watches `GET /sdapi/v1/progress` meanwhile. The UI runs one job at a time: the job
  * queue runs one of its jobs at a time across every node (`globalConcurrency`), and calls made here
  * directly also wait their turn (status SUBMITTED) instead of piling onto the UI's queue.
@@ -48,8 +49,45 @@ export function createA1111(options: A1111Options): PaintingProvider {
 
   async function drawOne(ctx: SubmitContext) {
     const job = ctx.job
-    if (job.action !== 'TXT2IMG') throw new ProviderError('Stable Diffusion 只支持文生图')
+    if (job.action !== 'TXT2IMG' && job.action !== 'IMG2IMG' && job.action !== 'INPAINT') throw new ProviderError('Stable Diffusion 不支持这种任务')
     const p = job.params
+    const common = {
+      prompt: p.prompt,
+      negative_prompt: p.negativePrompt,
+      seed: p.seed,
+      sampler_name: p.sampler,
+      batch_size: 1,
+      n_iter: 1,
+      steps: p.steps,
+      cfg_scale: p.cfgScale,
+      width: p.width,
+      height: p.height,
+      send_images: true,
+      save_images: false
+    }
+    const b64 = (body: Uint8Array) => Buffer.from(body).toString('base64')
+    // img2img: the picture (and mask: white is redrawn) as base64, how far to move from it, and the inpaint settings.
+    const request =
+      job.action === 'TXT2IMG'
+        ? { path: '/sdapi/v1/txt2img', body: common }
+        : {
+            path: '/sdapi/v1/img2img',
+            body: {
+              ...common,
+              init_images: [b64(job.image.body)],
+              resize_mode: 0,
+              denoising_strength: job.params.denoisingStrength,
+              ...(job.mask
+                ? {
+                    mask: b64(job.mask.body),
+                    mask_blur: job.params.maskBlur,
+                    inpainting_fill: job.params.inpaintingFill,
+                    inpaint_full_res: false,
+                    inpainting_mask_invert: 0
+                  }
+                : {})
+            }
+          }
     const controller = new AbortController()
     // The person stopped it (or it timed out): the UI stops drawing too, since this job is the one it runs.
     const stop = () => {
@@ -78,25 +116,7 @@ export function createA1111(options: A1111Options): PaintingProvider {
       await ctx.report({ status: 'IN_PROGRESS', progress: 0 })
       let res: Response
       try {
-        res = await doFetch(`${base}/sdapi/v1/txt2img`, {
-          method: 'POST',
-          headers,
-          signal: controller.signal,
-          body: JSON.stringify({
-            prompt: p.prompt,
-            negative_prompt: p.negativePrompt,
-            seed: p.seed,
-            sampler_name: p.sampler,
-            batch_size: 1,
-            n_iter: 1,
-            steps: p.steps,
-            cfg_scale: p.cfgScale,
-            width: p.width,
-            height: p.height,
-            send_images: true,
-            save_images: false
-          })
-        })
+        res = await doFetch(`${base}${request.path}`, { method: 'POST', headers, signal: controller.signal, body: JSON.stringify(request.body) })
       } catch (error) {
         if (ctx.signal.aborted) return
         const reason = controller.signal.reason
@@ -145,6 +165,18 @@ export function createA1111(options: A1111Options): PaintingProvider {
     name: 'a1111',
     demo: false,
     globalConcurrency: 1,
+    async samplers() {
+      let res: Response
+      try {
+        res = await doFetch(`${base}/sdapi/v1/samplers`, { headers, signal: AbortSignal.timeout(10_000) })
+      } catch {
+        throw new ProviderError('无法连接 Stable Diffusion 服务，请稍后再试')
+      }
+      if (!res.ok) throw new ProviderError(`Stable Diffusion 出错（HTTP ${res.status}），请稍后再试`)
+      const list = (await res.json().catch(() => null)) as { name?: unknown }[] | null
+      if (!Array.isArray(list)) throw new ProviderError('Stable Diffusion 返回了无法识别的内容')
+      return list.map((s) => s?.name).filter((n): n is string => typeof n === 'string' && n !== '')
+    },
     async submit(ctx) {
       const turn = queue.then(async () => {
         if (ctx.signal.aborted) return

@@ -1,5 +1,6 @@
 import sharp, { type Metadata, type Stats } from 'sharp'
 import type { PanDirection } from '../wire.js'
+import { type DemoDrawing, img2img, shorten, swapFace, upscaleHd, vary, varyRegion, zoomOut } from './demo-edits.js'
 import { type PaintingJob, type PaintingProvider, type PaintingUpdate, ProviderError, type SubmitContext, sleep } from './provider.js'
 
 /**
@@ -25,6 +26,9 @@ export function createDemoPainter(options: DemoOptions): PaintingProvider {
   return {
     name: 'demo',
     demo: true,
+    async features() {
+      return { actions: true, shorten: true, faceSwap: true }
+    },
     async submit(ctx) {
       const seed = jobSeed(ctx.job, random)
       // The drawing goes on after the submit answer, like any upstream's.
@@ -54,7 +58,7 @@ export function createDemoPainter(options: DemoOptions): PaintingProvider {
 
 function jobSeed(job: PaintingJob, random: () => number): number {
   if (job.action === 'IMAGINE' && job.seed !== undefined) return job.seed >>> 0
-  if (job.action === 'TXT2IMG' && job.params.seed >= 0) return job.params.seed >>> 0
+  if ((job.action === 'TXT2IMG' || job.action === 'IMG2IMG' || job.action === 'INPAINT') && job.params.seed >= 0) return job.params.seed >>> 0
   if (job.action === 'UPSCALE' || job.action === 'VARIATION' || job.action === 'PAN') {
     // Actions on a picture follow from it: U2 of the same grid is the same picture.
     const parentSeed = Number(job.parent.upstream?.seed ?? hash(job.parent.id))
@@ -149,6 +153,38 @@ async function draw(ctx: SubmitContext, seed: number): Promise<PaintingUpdate> {
       const { width, height, prompt } = job.params
       return done(await render(cellSvg(prompt, seed, width, height, true)), { promptEn: prompt, params: { ...job.params, seed } })
     }
+    case 'ZOOM':
+      return done(await zoomOut(drawingFor(job.prompt), await parentImage(ctx, job.parent), job.zoom, seed), { promptEn: job.prompt })
+    case 'VARY':
+      return done(await vary(drawingFor(job.parent.promptEn || job.parent.prompt), await parentImage(ctx, job.parent), job.strong, seed), {
+        promptEn: job.parent.promptEn
+      })
+    case 'VARY_REGION':
+      return done(await varyRegion(drawingFor(job.prompt), await parentImage(ctx, job.parent), job.mask.body, seed), { promptEn: job.prompt })
+    case 'UPSCALE_HD':
+      return done(await upscaleHd(drawingFor(''), await parentImage(ctx, job.parent), job.creative), { promptEn: job.parent.promptEn })
+    case 'SHORTEN': {
+      const prompts = shorten(job.prompt)
+      if (prompts.length === 0) throw new ProviderError('提示词太短，无法再精简')
+      return { status: 'SUCCESS', progress: 100, prompts, promptEn: job.prompt, upstream: { seed } }
+    }
+    case 'SWAP_FACE':
+      return done(await swapFace(drawingFor(''), job.source.body, job.target.body))
+    case 'IMG2IMG':
+    case 'INPAINT':
+      return done(await img2img(drawingFor(job.params.prompt), job.image.body, job.mask?.body ?? null, job.params, seed), {
+        promptEn: job.params.prompt,
+        params: { ...job.params, seed }
+      })
+  }
+}
+
+/** What demo-edits.ts draws with, for one prompt. */
+function drawingFor(prompt: string): DemoDrawing {
+  return {
+    fill: (w, h, seed) => render(cellSvg(prompt || 'Lingxi', seed, w, h, false, true)),
+    mark: withMark,
+    hash
   }
 }
 

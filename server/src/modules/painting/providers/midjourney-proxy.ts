@@ -80,7 +80,7 @@ export function parseProgress(value: string | null | undefined): number {
 /** DESCRIBE's finalPrompt "1️⃣ Cat --ar 5:4\n\n2️⃣ …" → the four prompts. */
 export function splitDescribe(text: string): string[] {
   return text
-    .split(/\s*[1-4]\uFE0F?\u20E3\s*/u)
+    .split(/\s*[1-9]\uFE0F?\u20E3\s*/u)
     .map((part) => part.trim())
     .filter((part) => part !== '')
 }
@@ -111,6 +111,13 @@ export function updateOf(task: ProxyTask): PaintingUpdate | undefined {
         update.promptEn = prompts.slice(0, 4).join('\n\n')
         return update
       }
+      if (task.action === 'SHORTEN') {
+        const final = task.properties?.finalPrompt
+        const prompts = typeof final === 'string' ? splitDescribe(final) : []
+        if (prompts.length === 0) return { status: 'FAILURE', progress: 0, failReason: '绘画服务没有返回精简后的提示词', upstream }
+        update.prompts = prompts.slice(0, 5)
+        return update
+      }
       if (!task.imageUrl) return { status: 'FAILURE', progress: 0, failReason: '绘画服务没有返回图片', upstream }
       update.image = { url: task.imageUrl }
       return update
@@ -130,8 +137,11 @@ function failReasonOf(reason: string | null | undefined): string {
   return `绘画失败：${text.slice(0, 300)}`
 }
 
-/** Buttons of the plus proxy: the customId for U/V/🔄/pan, when the upstream gave buttons. */
-export function customIdFor(upstream: Record<string, unknown> | null, job: { action: string; index?: number; direction?: string }): string | undefined {
+/** Buttons of the plus proxy: the customId of a button, when the upstream gave buttons. */
+export function customIdFor(
+  upstream: Record<string, unknown> | null,
+  job: { action: string; index?: number; direction?: string; mode?: string }
+): string | undefined {
   const buttons = upstream?.buttons
   if (!Array.isArray(buttons)) return undefined
   const ids = buttons.map((b) => (b as { customId?: string }).customId ?? '')
@@ -145,10 +155,41 @@ export function customIdFor(upstream: Record<string, unknown> | null, job: { act
       return find((id) => id.startsWith('MJ::JOB::reroll::'))
     case 'PAN':
       return find((id) => id.startsWith(`MJ::JOB::pan_${job.direction}::`))
+    // Zoom out: Outpaint 50 is 2x, 75 is 1.5x; CustomZoom opens a modal (the prompt with --zoom).
+    case 'ZOOM':
+      return job.mode === 'custom'
+        ? find((id) => id.startsWith('MJ::CustomZoom::'))
+        : find((id) => id.startsWith(`MJ::Outpaint::${job.mode === '2x' ? 50 : 75}::`))
+    case 'VARY':
+      return find((id) => id.startsWith(`MJ::JOB::${job.mode === 'strong' ? 'high' : 'low'}_variation::`))
+    // Vary region opens a modal that takes the mask.
+    case 'VARY_REGION':
+      return find((id) => id.startsWith('MJ::Inpaint::'))
+    case 'UPSCALE_HD':
+      return find((id) => new RegExp(`^MJ::JOB::upsample_v\\d+_2x_${job.mode === 'creative' ? 'creative' : 'subtle'}::`).test(id))
     default:
       return undefined
   }
 }
+
+/** The modal of a plus proxy's task waits for these (custom zoom, vary region). */
+const MODAL_ACTIONS = new Set(['ZOOM_CUSTOM', 'VARY_REGION'])
+/** Probed features are read again after this long. */
+const FEATURES_TTL_MS = 10 * 60_000
+
+/** A submit answer → the upstream task id; ProviderError (Chinese) when refused. */
+function submitted(answer: SubmitAnswer): SubmitResult {
+  if (typeof answer?.code !== 'number') throw new ProviderError('绘画服务返回了无法识别的内容')
+  const refusal = submitRefusal(answer)
+  if (refusal) throw new ProviderError(refusal)
+  if (typeof answer.result !== 'string' || answer.result === '') throw new ProviderError('绘画服务没有返回任务编号')
+  const upstream: Record<string, unknown> = {}
+  if (answer.code === 22 && typeof answer.properties?.numberOfQueues === 'number') upstream.queued = answer.properties.numberOfQueues
+  return { upstreamId: answer.result, upstream }
+}
+
+/** A prompt for custom zoom: its own --zoom (if any) gives way to the chosen one. */
+const stripZoom = (prompt: string) => prompt.replace(/\s--zoom\s+\S+/g, '').trim()
 
 export function createMidjourneyProxy(options: MidjourneyProxyOptions): PaintingProvider {
   const base = options.baseUrl.replace(/\/+$/, '').replace(/\/mj$/, '')
@@ -191,6 +232,44 @@ export function createMidjourneyProxy(options: MidjourneyProxyOptions): Painting
         path = '/mj/submit/imagine'
         body = { prompt: job.prompt, base64Array: job.images.map(dataUrl), ...common }
         break
+      case 'ZOOM':
+      case 'VARY':
+      case 'VARY_REGION':
+      case 'UPSCALE_HD': {
+        const parentId = job.parent.upstreamId
+        if (!parentId) throw new ProviderError('原任务不在绘画服务中，无法继续操作')
+        const mode =
+          job.action === 'ZOOM'
+            ? job.mode
+            : job.action === 'VARY'
+              ? job.strong
+                ? 'strong'
+                : 'subtle'
+              : job.action === 'UPSCALE_HD'
+                ? job.creative
+                  ? 'creative'
+                  : 'subtle'
+                : undefined
+        const customId = customIdFor(job.parent.upstream, { action: job.action, ...(mode ? { mode } : {}) })
+        if (!customId) throw new ProviderError('当前绘画服务不支持此操作（需要支持按钮的 midjourney-proxy plus）')
+        const modal = MODAL_ACTIONS.has(job.action === 'ZOOM' && job.mode === 'custom' ? 'ZOOM_CUSTOM' : job.action)
+        const answer = await submitted(await call<SubmitAnswer>('POST', '/mj/submit/action', { taskId: parentId, customId, ...common }))
+        if (!modal) return answer
+        // The action opened a modal (status MODAL): the prompt (and mask) go to /submit/modal.
+        const prompt = job.action === 'ZOOM' ? `${stripZoom(job.prompt)} --zoom ${job.zoom}` : job.action === 'VARY_REGION' ? job.prompt : ''
+        const modalBody: Record<string, unknown> = { taskId: answer.upstreamId, prompt, ...common }
+        if (job.action === 'VARY_REGION') modalBody.maskBase64 = Buffer.from(job.mask.body).toString('base64')
+        const done = await submitted(await call<SubmitAnswer>('POST', '/mj/submit/modal', modalBody))
+        return { upstreamId: done.upstreamId, upstream: { ...answer.upstream, ...done.upstream } }
+      }
+      case 'SHORTEN':
+        path = '/mj/submit/shorten'
+        body = { prompt: job.prompt, ...common }
+        break
+      case 'SWAP_FACE':
+        path = '/mj/insight-face/swap'
+        body = { sourceBase64: dataUrl(job.source), targetBase64: dataUrl(job.target), ...common }
+        break
       case 'UPSCALE':
       case 'VARIATION':
       case 'REROLL':
@@ -224,20 +303,36 @@ export function createMidjourneyProxy(options: MidjourneyProxyOptions): Painting
       default:
         throw new ProviderError('Midjourney 不支持这种任务')
     }
-    const answer = await call<SubmitAnswer>('POST', path, body)
-    if (typeof answer?.code !== 'number') throw new ProviderError('绘画服务返回了无法识别的内容')
-    const refusal = submitRefusal(answer)
-    if (refusal) throw new ProviderError(refusal)
-    if (typeof answer.result !== 'string' || answer.result === '') throw new ProviderError('绘画服务没有返回任务编号')
-    const upstream: Record<string, unknown> = {}
-    if (answer.code === 22 && typeof answer.properties?.numberOfQueues === 'number') upstream.queued = answer.properties.numberOfQueues
-    return { upstreamId: answer.result, upstream }
+    return submitted(await call<SubmitAnswer>('POST', path, body))
+  }
+
+  let features: { at: number; value: { actions: boolean; shorten: boolean; faceSwap: boolean } } | undefined
+
+  /** Whether the proxy has a route: the open-source one answers 404 where the plus one checks the (empty) body. */
+  async function has(path: string): Promise<boolean> {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' }
+    if (options.apiSecret) headers['mj-api-secret'] = options.apiSecret
+    const res = await doFetch(`${base}${path}`, { method: 'POST', headers, body: '{}', signal: AbortSignal.timeout(Math.min(timeoutMs, 10_000)) })
+    await res.body?.cancel().catch(() => {})
+    return res.status !== 404 && res.status !== 405
   }
 
   return {
     name: 'midjourney-proxy',
     demo: false,
     submit,
+    async features() {
+      const now = Date.now()
+      if (features && now - features.at < FEATURES_TTL_MS) return features.value
+      try {
+        const [actions, shorten, faceSwap] = await Promise.all([has('/mj/submit/action'), has('/mj/submit/shorten'), has('/mj/insight-face/swap')])
+        features = { at: now, value: { actions, shorten, faceSwap } }
+      } catch {
+        // Unreachable now: nothing extra is offered, and it is asked again in a minute.
+        features = { at: now - FEATURES_TTL_MS + 60_000, value: { actions: false, shorten: false, faceSwap: false } }
+      }
+      return features.value
+    },
     async fetch(ids) {
       const result = new Map<string, PaintingUpdate>()
       if (ids.length === 0) return result

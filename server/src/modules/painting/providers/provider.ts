@@ -1,6 +1,8 @@
 import type { PaintingTask } from '../../../db/schema.js'
 import type { BlendDimensions, PanDirection } from '../wire.js'
 
+export type ZoomMode = '2x' | '1.5x' | 'custom'
+
 /** An image Lingxi holds in its storage, read for an upstream that wants bytes (describe, blend, references). */
 export interface ImageInput {
   key: string
@@ -20,6 +22,16 @@ export interface Txt2ImgParams {
   seed: number
 }
 
+/** Image to image (and inpaint): txt2img's settings plus how far to move from the picture. */
+export interface Img2ImgParams extends Txt2ImgParams {
+  /** 0..1: how much of the picture is redrawn. */
+  denoisingStrength: number
+  /** Inpaint: what the masked area starts from (0 fill, 1 original, 2 latent noise, 3 latent nothing). */
+  inpaintingFill: number
+  /** Inpaint: pixels of blur at the mask's edge. */
+  maskBlur: number
+}
+
 /** What to draw. `parent` is the task an action started from (SUCCESS, the account's own). */
 export type PaintingJob =
   | { action: 'IMAGINE'; prompt: string; images: ImageInput[]; seed: number | undefined; aspect: string | undefined }
@@ -29,6 +41,13 @@ export type PaintingJob =
   | { action: 'DESCRIBE'; image: ImageInput }
   | { action: 'BLEND'; images: ImageInput[]; dimensions: BlendDimensions }
   | { action: 'TXT2IMG'; params: Txt2ImgParams }
+  | { action: 'ZOOM'; parent: PaintingTask; mode: ZoomMode; zoom: number; prompt: string }
+  | { action: 'VARY'; parent: PaintingTask; strong: boolean }
+  | { action: 'VARY_REGION'; parent: PaintingTask; mask: ImageInput; prompt: string }
+  | { action: 'UPSCALE_HD'; parent: PaintingTask; creative: boolean }
+  | { action: 'SHORTEN'; prompt: string }
+  | { action: 'SWAP_FACE'; source: ImageInput; target: ImageInput }
+  | { action: 'IMG2IMG' | 'INPAINT'; params: Img2ImgParams; image: ImageInput; mask: ImageInput | null }
 
 /** A change of an upstream task, in Lingxi's terms. Images are copied into storage before it is saved. */
 export interface PaintingUpdate {
@@ -37,7 +56,7 @@ export interface PaintingUpdate {
   promptEn?: string
   /** SUCCESS: the finished image, at the upstream (URL) or in hand (bytes). */
   image?: { url: string } | { body: Uint8Array; contentType: string }
-  /** DESCRIBE: the four prompts. */
+  /** DESCRIBE: the four prompts; SHORTEN: the shorter ones. */
   prompts?: string[]
   /** Chinese, shown as is (FAILURE). */
   failReason?: string
@@ -80,6 +99,10 @@ export interface PaintingProvider {
    * (a Chinese message) when refused. In-process painters keep working afterwards and report.
    */
   submit(ctx: SubmitContext): Promise<SubmitResult>
+  /** What it can do beyond imagine / U / V / reroll / pan (probed once in a while for upstreams). */
+  features?(): Promise<{ actions: boolean; shorten: boolean; faceSwap: boolean }>
+  /** Stable diffusion: the sampler names the upstream has (`/sdapi/v1/samplers`). */
+  samplers?(): Promise<string[]>
   /** External upstreams: the current state of tasks by upstream id (polling). */
   fetch?(upstreamIds: string[]): Promise<Map<string, PaintingUpdate>>
 }
