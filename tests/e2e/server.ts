@@ -9,6 +9,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 export interface LingxiServer {
   url: string
+  /** The server's DATA_DIR (stored files are under `files/`). */
+  dataDir: string
   /** The code the console SMS provider printed for this phone (waits for it). */
   smsCode(phone: string, after?: number): Promise<string>
   /** Lines printed so far. */
@@ -66,6 +68,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Lin
 
   return {
     url,
+    dataDir,
     output: () => [...lines],
     async smsCode(phone, after = 0) {
       for (let i = 0; i < 100; i++) {

@@ -1,6 +1,6 @@
 // Tables of the media area: music and hot news (see schema.ts).
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 import { accounts } from './schema-accounts.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
@@ -60,11 +60,14 @@ export const musicSongs = pgTable(
     duration: doublePrecision('duration'),
     errorMessage: text('error_message'),
     demo: boolean('demo').notNull().default(false),
+    /** The read-only share link's token (24 base64url chars), null while not shared; revoking clears it. */
+    shareToken: text('share_token'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull()
   },
   (t) => [
     index('music_songs_account_idx').on(t.accountId, t.seq),
+    uniqueIndex('music_songs_share_token_unique').on(t.shareToken),
     index('music_songs_task_idx').on(t.taskId),
     check('music_songs_status_check', sql`${t.status} in ('submitted', 'queued', 'streaming', 'complete', 'error')`)
   ]

@@ -5,7 +5,7 @@ import sharp from 'sharp'
 
 /**
  * A fake gcui-art/suno-api on loopback speaking its real JSON (upstreams.md):
- * `POST /api/generate`, `POST /api/custom_generate` → AudioInfo[] (two clips),
+ * `POST /api/generate`, `POST /api/custom_generate`, `POST /api/extend_audio` (audio_id required) → AudioInfo[] (two clips),
  * `GET /api/get?ids=a,b` → AudioInfo[], `POST /api/generate_lyrics` → `{text, title, status}`,
  * errors as `{error}` with the HTTP status (402: no credits). Each GET of a clip moves it one
  * step along its script (submitted → queued → streaming → complete by default).
@@ -112,7 +112,9 @@ export async function startFakeSuno(): Promise<FakeSuno> {
     } catch {}
     requests.push({ method: req.method ?? '', path: url.pathname + url.search, body })
 
-    if (req.method === 'POST' && (url.pathname === '/api/generate' || url.pathname === '/api/custom_generate')) {
+    const extend = url.pathname === '/api/extend_audio'
+    if (req.method === 'POST' && (url.pathname === '/api/generate' || url.pathname === '/api/custom_generate' || extend)) {
+      if (extend && !body?.audio_id) return json(res, 400, { error: 'Audio ID is required' })
       const behaviour = next ?? { kind: 'ok' }
       next = undefined
       if (behaviour.kind === 'error') return json(res, behaviour.status, { error: behaviour.error })
@@ -125,7 +127,7 @@ export async function startFakeSuno(): Promise<FakeSuno> {
         hanging.add(res)
         return
       }
-      const custom = url.pathname === '/api/custom_generate'
+      const custom = url.pathname === '/api/custom_generate' || extend
       const scripts = behaviour.scripts ?? [
         ['submitted', 'queued', 'streaming', 'complete'],
         ['submitted', 'streaming', 'streaming', 'complete']

@@ -23,6 +23,7 @@ const image = (n: number): Image => ({
 })
 
 let images: Image[] = []
+let albums: { albumId: string; name: unknown; imageCount: number; coverUrl: null; createTime: number }[] = []
 const calls: { method: string; path: string; body: unknown }[] = []
 let server: ReturnType<typeof createServer>
 let base = ''
@@ -45,6 +46,16 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
   if (path === 'images/list') {
     const start = ((b.pageNum as number) - 1) * (b.pageSize as number)
     return send({ list: images.slice(start, start + (b.pageSize as number)), total: images.length, pageNum: b.pageNum, pageSize: b.pageSize })
+  }
+  if (path === 'images/album/list') return send(albums)
+  if (path === 'images/album/add') {
+    const album = { albumId: `a${albums.length + 1}`, name: b.name, imageCount: 0, coverUrl: null, createTime: 1 }
+    albums.push(album)
+    return send(album)
+  }
+  if (path === 'images/move') {
+    for (const album of albums) if (album.albumId === b.albumId) album.imageCount += (b.imageIds as string[]).length
+    return send({ moved: (b.imageIds as string[]).length })
   }
   if (path === 'images/del') {
     images = images.filter((i) => i.imageId !== b.imageId)
@@ -81,6 +92,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
 beforeEach(() => {
   images = Array.from({ length: 30 }, (_, i) => image(30 - i))
+  albums = []
   calls.length = 0
   $token.set('tok')
 })
@@ -138,6 +150,37 @@ describe('<lingxi-image-host>', () => {
     expect(calls.filter((c) => c.path === 'oss/upload/getOssSTS')).toHaveLength(1)
     expect(calls.find((c) => c.method === 'PUT')!.body).toBe(PNG.length)
     expect(root.textContent).toContain('共 31 张')
+  })
+
+  it('creates an album, shows it, uploads into it and moves an image out of it', async () => {
+    const root = await mount()
+    button(root, '＋ 新建相册')!.click()
+    const field = await vi.waitFor(() => {
+      const input = root.querySelector<HTMLInputElement>('input[aria-label=新相册名称]')
+      if (!input) throw new Error('no field yet')
+      return input
+    })
+    field.value = '旅行'
+    field.dispatchEvent(new Event('input', { bubbles: true }))
+    await new Promise((r) => setTimeout(r, 20)) // the name is rendered before the form is sent
+    field.form!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }))
+    await vi.waitFor(() => expect(calls.find((c) => c.path === 'images/album/add')?.body).toEqual({ name: '旅行' }))
+    await vi.waitFor(() => expect(button(root, '旅行 (0)')?.getAttribute('aria-pressed')).toBe('true'))
+    await vi.waitFor(() => expect(calls.filter((c) => c.path === 'images/list').at(-1)?.body).toEqual({ pageNum: 1, pageSize: 24, albumId: 'a1' }))
+    choose(root, [new File([PNG], '新图.png', { type: 'image/png' })])
+    await vi.waitFor(() => expect(calls.find((c) => c.path === 'images/move')?.body).toEqual({ imageIds: ['i99'], albumId: 'a1' }))
+    await vi.waitFor(() => expect(button(root, '旅行 (1)')).toBeDefined())
+    const select = await vi.waitFor(() => {
+      const found = root.querySelector<HTMLSelectElement>('select[aria-label="移动 新图.png 到相册"]')
+      if (!found) throw new Error('no select yet')
+      return found
+    })
+    expect(select.value).toBe('a1')
+    select.value = ''
+    select.dispatchEvent(new Event('change', { bubbles: true }))
+    await vi.waitFor(() => expect(calls.filter((c) => c.path === 'images/move').at(-1)?.body).toEqual({ imageIds: ['i99'], albumId: null }))
+    // shown album: the image leaves the grid
+    await vi.waitFor(() => expect(root.querySelector('select[aria-label="移动 新图.png 到相册"]')).toBeNull())
   })
 
   it('copies a link as URL, Markdown or HTML', async () => {

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { ApiError, notifyError } from '../../core/api'
 import { confirm } from '../../core/emit'
 import { $token } from '../../core/stores'
-import { UPLOAD_ACCEPT, uploadImage, type Image } from '../../core/upload'
+import { UPLOAD_ACCEPT, uploadImage } from '../../core/upload'
 import { UNAUTHORIZED_CODES } from '../../core/wire'
 import type { ElementProps } from '../../ui/define'
 import type * as On from '../../ui/events'
@@ -11,9 +11,10 @@ import { Icon, Spinner } from '../../ui/icons'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { usePagedList } from '../../ui/use-paged-list'
 import { useEffectEvent } from '../../ui/use-effect-event'
+import { AlbumBar, MoveSelect } from './albums'
 import { CopyButtons, SmallButton } from './buttons'
 import { Lightbox } from './lightbox'
-import { absoluteUrl, deleteImage, formatBytes, listImages } from './state'
+import { type AlbumFilter, absoluteUrl, deleteImage, formatBytes, type HostedImage, type ImageAlbum, listAlbums, listImages, moveImages } from './state'
 
 /** Uploads running at once; the rest wait their turn. */
 const PARALLEL = 3
@@ -29,6 +30,8 @@ interface Job {
   status: 'waiting' | 'uploading' | 'done' | 'error'
   error?: string
   controller: AbortController
+  /** The album shown when it was added: the upload goes into it. */
+  album: AlbumFilter
 }
 
 /**
@@ -39,6 +42,7 @@ interface Job {
  * @event lingxi-toast - (window) 已复制到剪切板！ and errors.
  * @csspart dropzone - The upload area.
  * @csspart card - One image of the grid.
+ * @csspart lightbox - The preview dialog (arrow keys move, Esc closes).
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
 export function ImageHost(_: ElementProps) {
@@ -62,7 +66,14 @@ function isTyping(target: EventTarget | null): boolean {
 
 function Gallery() {
   const [jobs, setJobs] = useState<Job[]>([])
-  const [state, images] = usePagedList({ load: (pageNum) => listImages(pageNum), key: (i: Image) => i.imageId })
+  const [filter, setFilter] = useState<AlbumFilter>('all')
+  const [albums, setAlbums] = useState<ImageAlbum[]>([])
+  const filterRef = useRef<AlbumFilter>(filter)
+  filterRef.current = filter
+  const [state, images] = usePagedList({
+    load: (pageNum, query: AlbumFilter) => listImages(pageNum, undefined, query),
+    key: (i: HostedImage) => i.imageId
+  })
   // Shown once the first page arrived, or an upload finished before it.
   const page = state.loaded || state.list.length ? state : null
   const { loading } = state
@@ -77,9 +88,19 @@ function Gallery() {
   const started = useRef(new Set<number>())
   jobsRef.current = jobs
 
+  const refreshAlbums = useEffectEvent(async () => {
+    try {
+      const list = await listAlbums()
+      if (alive.current) setAlbums(list)
+    } catch (error) {
+      notifyError(error)
+    }
+  })
+
   useEffect(() => {
     alive.current = true
-    void images.reload()
+    void images.reload('all')
+    void refreshAlbums()
     return () => {
       alive.current = false
       for (const job of jobsRef.current) job.controller.abort()
@@ -100,6 +121,30 @@ function Gallery() {
     observer.observe(sentinel)
     return () => observer.disconnect()
   }, [hasMore, loading, page?.pageNum])
+
+  function showAlbum(next: AlbumFilter) {
+    setFilter(next)
+    filterRef.current = next
+    void images.reload(next)
+  }
+
+  /** Moves an image; it leaves the grid when the grid shows another album. */
+  async function move(image: HostedImage, albumId: string | null) {
+    try {
+      await moveImages([image.imageId], albumId)
+      const shown = filterRef.current
+      const stays = shown === 'all' || (shown === 'none' ? albumId === null : shown.albumId === albumId)
+      images.update(
+        (list) => (stays ? list.map((i) => (i.imageId === image.imageId ? { ...i, albumId } : i)) : list.filter((i) => i.imageId !== image.imageId)),
+        stays ? 0 : -1
+      )
+      const album = albums.find((a) => a.albumId === albumId)
+      setAnnounce(album ? `已将 ${image.name} 移到「${album.name}」` : `已将 ${image.name} 移出相册`)
+      await refreshAlbums()
+    } catch (error) {
+      notifyError(error)
+    }
+  }
 
   function update(id: number, patch: Partial<Job>) {
     if (!alive.current) return
@@ -125,9 +170,20 @@ function Gallery() {
         onProgress: (progress) => update(job.id, { progress })
       })
       if (!alive.current) return
+      // Uploaded while an album is shown: it goes into that album.
+      const shown = job.album
+      let albumId: string | null = null
+      if (typeof shown === 'object') {
+        await moveImages([image.imageId], shown.albumId)
+        albumId = shown.albumId
+        void refreshAlbums()
+      }
+      if (!alive.current) return
       update(job.id, { status: 'done', progress: 1 })
       setAnnounce(`${job.name} 上传成功`)
-      images.update((list) => [image, ...list.filter((i) => i.imageId !== image.imageId)], 1)
+      const now = filterRef.current
+      if (now === 'all' || (now === 'none' ? albumId === null : now.albumId === albumId))
+        images.update((list) => [{ ...image, albumId }, ...list.filter((i) => i.imageId !== image.imageId)], 1)
       setTimeout(() => alive.current && setJobs((all) => all.filter((j) => j.id !== job.id)), DONE_MS)
     } catch (error) {
       if (job.controller.signal.aborted) return
@@ -148,7 +204,8 @@ function Gallery() {
         file,
         progress: 0,
         status: 'waiting',
-        controller: new AbortController()
+        controller: new AbortController(),
+        album: filterRef.current
       })
     }
     if (next.length) setJobs((all) => [...all, ...next])
@@ -178,11 +235,12 @@ function Gallery() {
     add([...(event.dataTransfer?.files ?? [])])
   }
 
-  async function handleDelete(image: Image) {
+  async function handleDelete(image: HostedImage) {
     if (!(await confirm({ title: '删除图片', message: `确定删除「${image.name}」吗？删除后它的链接将无法访问。`, confirmText: '删除' }))) return
     try {
       await deleteImage(image.imageId)
       images.update((list) => list.filter((i) => i.imageId !== image.imageId), -1)
+      if (image.albumId) void refreshAlbums()
       setPreview(null)
       setAnnounce(`已删除 ${image.name}`)
     } catch (error) {
@@ -245,6 +303,8 @@ function Gallery() {
         />
       </div>
 
+      <AlbumBar albums={albums} filter={filter} onFilter={showAlbum} onChanged={refreshAlbums} />
+
       {jobs.length > 0 && (
         <ul aria-label="上传队列" className="mt-4 rounded-xl border border-line bg-surface divide-y divide-line max-h-72 overflow-y-auto">
           {jobs.map((job) => (
@@ -300,7 +360,9 @@ function Gallery() {
       </p>
 
       {!page && loading && <Spinner label="加载图片" />}
-      {page && list.length === 0 && !loading && <p className="py-16 text-center text-muted">还没有图片，上传第一张吧。</p>}
+      {page && list.length === 0 && !loading && (
+        <p className="py-16 text-center text-muted">{filter === 'all' ? '还没有图片，上传第一张吧。' : '这里还没有图片。'}</p>
+      )}
       <ul aria-label="我的图片" aria-busy={loading || undefined} className="mt-5 grid gap-3 grid-cols-2 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-5">
         {list.map((image, index) => (
           <li
@@ -310,7 +372,11 @@ function Gallery() {
             className="flex flex-col rounded-card border border-line bg-surface overflow-hidden hover:border-primary/60"
           >
             <button type="button" onClick={() => setPreview(index)} aria-label={`预览 ${image.name}`} className="block aspect-square bg-raised">
-              <img src={absoluteUrl(image.thumbUrl || image.url)} alt={image.name} loading="lazy" className="size-full object-cover" />
+              {image.takedown ? (
+                <span className="size-full grid place-items-center text-sm text-danger">已下架</span>
+              ) : (
+                <img src={absoluteUrl(image.thumbUrl || image.url)} alt={image.name} loading="lazy" className="size-full object-cover" />
+              )}
             </button>
             <div className="p-2.5 flex flex-col gap-2">
               {/* the copy buttons get a row of their own: beside the delete button, HTML overflowed a phone's card */}
@@ -322,10 +388,12 @@ function Gallery() {
                   <p className="text-xs text-muted">
                     {image.width}×{image.height} · {formatBytes(image.size)}
                   </p>
+                  {image.takedown && <p className="text-xs text-danger break-words">已下架：{image.takedown}</p>}
                 </div>
                 <SmallButton label={`删除 ${image.name}`} d="M4 7h16 M9 7V4h6v3 M6 7l1 13h10l1-13" onClick={() => handleDelete(image)} danger />
               </div>
               <CopyButtons image={image} compact />
+              <MoveSelect image={image} albums={albums} onMove={(albumId) => void move(image, albumId)} />
             </div>
           </li>
         ))}

@@ -1,16 +1,34 @@
 import { request } from '../../core/api'
 import { $config } from '../../core/config'
 import type { Paged } from '../../core/paged-list'
+import type { ImageAlbum } from '@lingxi/server/wire'
 import type { Image } from '../../core/upload'
 
 // Shapes and calls: docs/tools-wire.md (Files and the image host).
 
 export const IMAGE_PAGE_SIZE = 24
 
-/** One page of my images, newest first. */
-export function listImages(pageNum = 1, pageSize = IMAGE_PAGE_SIZE): Promise<Paged<Image>> {
-  return request<Paged<Image>>('/images/list', { pageNum, pageSize })
+/** Which images the grid shows: all, those outside any album, or one album's. */
+export type AlbumFilter = 'all' | 'none' | { albumId: string }
+
+/** An image of the grid, with its album (null: none). */
+export type HostedImage = Image & { albumId?: string | null }
+
+/** One page of my images, newest first (of an album, or outside any with `none`). */
+export function listImages(pageNum = 1, pageSize = IMAGE_PAGE_SIZE, filter: AlbumFilter = 'all'): Promise<Paged<HostedImage>> {
+  const albumId = filter === 'all' ? undefined : filter === 'none' ? 'none' : filter.albumId
+  return request<Paged<HostedImage>>('/images/list', albumId === undefined ? { pageNum, pageSize } : { pageNum, pageSize, albumId })
 }
+
+export type { ImageAlbum } from '@lingxi/server/wire'
+
+export const listAlbums = () => request<ImageAlbum[]>('/images/album/list', {})
+export const addAlbum = (name: string) => request<ImageAlbum>('/images/album/add', { name: name.trim() })
+export const renameAlbum = (albumId: string, name: string) => request<true>('/images/album/rename', { albumId, name: name.trim() })
+/** Deletes an album; its images stay, outside any album. */
+export const deleteAlbum = (albumId: string) => request<true>('/images/album/del', { albumId })
+/** Moves my images into an album, or out of any (null). */
+export const moveImages = (imageIds: string[], albumId: string | null) => request<{ moved: number }>('/images/move', { imageIds, albumId })
 
 /** Deletes one of my images (the file and its thumbnail go with it). */
 export async function deleteImage(imageId: string): Promise<void> {

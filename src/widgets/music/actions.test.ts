@@ -39,6 +39,7 @@ const song = (songId: string, patch: Partial<Song> = {}): Song => ({
   duration: 30,
   errorMessage: null,
   demo: true,
+  sharePath: null,
   createTime: 1000,
   ...patch
 })

@@ -12,7 +12,7 @@ import { $songs, EMPTY_LIST, MUSIC_LIMITS, MUSIC_PAGE_SIZE, MUSIC_POLL_MS, type 
 // audio status — is $songs and $player; the one <audio> of the page lives here, outside every
 // widget, so a song keeps playing while the host page shows another route.
 
-const call = <T>(path: string, body: object) => request<T>(`/music/${path}`, body)
+export const call = <T>(path: string, body: object) => request<T>(`/music/${path}`, body)
 
 export const isUnfinished = (song: Song) => song.status !== 'complete' && song.status !== 'error'
 /** A URL the browser can load (a provider's private scheme, e.g. `demo:`, is not one). */
@@ -65,7 +65,7 @@ function audio(): HTMLAudioElement | null {
 const RANK: Record<SongStatus, number> = { submitted: 0, queued: 1, streaming: 2, complete: 3, error: 3 }
 
 /** The songs the list shows, replacing one (or adding it at the top when new). */
-function putSong(song: Song, addIfMissing = false): void {
+export function putSong(song: Song, addIfMissing = false): void {
   const state = $songs.get()
   const at = state.list.findIndex((s) => s.songId === song.songId)
   // A poll answered late must not undo a newer push: a song never goes back a step.
@@ -158,7 +158,8 @@ export async function loadSongs({ more = false }: { more?: boolean } = {}): Prom
   }
 }
 
-function added(answer: { taskId: string; songs: Song[] }): { taskId: string; songs: Song[] } {
+/** Puts a request's new songs at the top of the list and follows them (song-actions.ts uses it too). */
+export function added(answer: { taskId: string; songs: Song[] }): { taskId: string; songs: Song[] } {
   const state = $songs.get()
   const ids = new Set(answer.songs.map((s) => s.songId))
   // The answer lists the clips as made; song/list is newest first, the second clip before the first.

@@ -1,13 +1,15 @@
 import { defineElement, type ElementAttributes } from '../../ui/define'
 import { Music } from './music'
 
-defineElement('lingxi-music', Music, { mini: 'boolean' })
+defineElement('lingxi-music', Music, { mini: 'boolean', share: 'string' })
 
 declare global {
   interface HTMLElementTagNameMap {
     'lingxi-music': HTMLElement & {
       /** Only the compact player bar. */
       mini: boolean
+      /** A share token: the read-only page of that shared song (no login). */
+      share: string
     }
   }
 }

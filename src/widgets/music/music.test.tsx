@@ -24,6 +24,7 @@ const song = (songId: string, patch: Partial<Song> = {}): Song => ({
   duration: 65,
   errorMessage: null,
   demo: true,
+  sharePath: null,
   createTime: 1,
   ...patch
 })
@@ -53,6 +54,8 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     'music/generate': { taskId: 't2', songs: made },
     'music/custom/generate': { taskId: 't3', songs: made },
     'music/lyrics/generate': { title: '晚风', text: '[Verse]\nAI 写的词' },
+    'music/extend': { taskId: 't4', songs: made },
+    'music/song/share': { ...songs[0], sharePath: '/music?share=abcdefghijklmnopqrstuvwx' },
     'user/info': {
       accountId: 'a',
       userId: 'a',
@@ -190,10 +193,8 @@ describe('<lingxi-music>', () => {
     await vi.waitFor(() => expect(root.querySelector('[data-testid=player]')!.getAttribute('data-status')).toBe('playing'))
     expect(root.querySelector('[data-testid=song][aria-current=true]')!.textContent).toContain('歌s1')
     expect(button(root, '暂停')).toBeDefined()
-    const download = button(root.querySelector('[data-testid=player]')!, '下载') as HTMLAnchorElement
-    expect(download.tagName).toBe('A')
-    expect(download.getAttribute('href')).toBe('/files/music/s1.wav')
-    expect(download.getAttribute('download')).toBe('歌s1.wav')
+    // the download asks the server (Content-Disposition names the file), so it is a button
+    expect(button(root.querySelector('[data-testid=player]')!, '下载')!.getAttribute('aria-disabled')).toBeNull()
     button(root, '歌词')!.click()
     await vi.waitFor(() => expect(root.querySelector('[data-testid=lyrics]')!.textContent).toContain('夏天的风'))
     expect(button(root, '歌词')!.getAttribute('aria-expanded')).toBe('true')
@@ -205,6 +206,26 @@ describe('<lingxi-music>', () => {
     expect(seek.getAttribute('aria-label')).toBe('播放进度')
     type(seek, '30')
     await vi.waitFor(() => expect($player.get().currentTime).toBe(30))
+  })
+
+  it('song menu: extends from the chosen second, shares a read-only link', async () => {
+    const root = await mount()
+    button(root, '更多操作《歌s1》')!.click()
+    const menu = await vi.waitFor(() => {
+      const found = root.querySelector<HTMLElement>('[data-testid=song-menu]')
+      if (!found) throw new Error('no menu yet')
+      return found
+    })
+    const from = menu.querySelector<HTMLInputElement>('input[aria-label="续写起点（秒）"]')!
+    type(from, '20')
+    await vi.waitFor(() => expect(menu.querySelector('[data-testid=extend-at]')!.textContent).toBe('0:20 / 1:05'))
+    button(menu, '生成分享链接')!.click()
+    await vi.waitFor(() => expect(menu.querySelector<HTMLInputElement>('[data-testid=share-link]')!.value).toMatch(/\/music\?share=abcdefghijklmnopqrstuvwx$/))
+    expect(calls.find((c) => c.path === 'music/song/share')!.body).toEqual({ songId: 's1' })
+    button(menu, '从 0:20 续写')!.click()
+    await vi.waitFor(() => expect(calls.find((c) => c.path === 'music/extend')?.body).toEqual({ songId: 's1', continueAt: 20, lyric: '' }))
+    await vi.waitFor(() => expect(root.querySelector('[data-testid=song-menu]')).toBeNull())
+    expect(root.querySelector('[data-song-id=n1]')).not.toBeNull()
   })
 
   it('mini: nothing while no song is current, the compact bar when one is, and it survives the page element', async () => {

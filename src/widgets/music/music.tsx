@@ -8,12 +8,15 @@ import { loadSongs, startMusic } from './actions'
 import { CreateForm } from './create-form'
 import { Glyph } from './glyphs'
 import { MiniPlayer, Player } from './player'
+import { SharedSongPage } from './shared-song'
 import { SongList } from './song-list'
 import { $songs } from './state'
 
 export interface MusicProps extends ElementProps {
   /** Only the compact player bar (nothing while no song is current). */
   mini?: boolean
+  /** The token of a shared song: its read-only page, for anyone (no login). */
+  share?: string
 }
 
 /**
@@ -23,17 +26,20 @@ export interface MusicProps extends ElementProps {
  * playing when the element goes away, and `<lingxi-music mini>` is the compact bar that controls it
  * from anywhere. Songs of the offline demo composer are marked 示例.
  * @attr mini - Show only the compact player bar (hidden while nothing is current).
+ * @attr share - A share token: the read-only page of that shared song, for anyone (no login).
  * @event lingxi-navigate - (window) The mini bar's title asks for the music page: detail `{path: '/music'}`.
  * @event lingxi-confirm - (window) Asks before deleting a song.
  * @csspart player - The now-playing card.
  * @csspart mini-player - The compact player bar.
  * @csspart song - One song of the list.
+ * @csspart song-menu - A song's actions: extend, new lyrics, instrumental, share, downloads.
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
-export function Music({ mini }: MusicProps) {
+export function Music({ mini, share }: MusicProps) {
   useState(startMusic)
   const token = useStore($token)
   if (mini) return <MiniPlayer />
+  if (share) return <SharedSongPage token={share} />
   return (
     <>
       {token ? (

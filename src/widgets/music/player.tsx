@@ -1,19 +1,15 @@
 import { useStore } from '@nanostores/react'
 import { useState } from 'react'
+import { notifyError } from '../../core/api'
 import { EVENT_NAVIGATE } from '../../core/wire'
 import { formatDuration, hasNext, hasPrevious, isPlayable, isWebUrl, playNext, playPrevious, seekTo, stopPlayer, togglePlay } from './actions'
 import { Cover, DemoBadge, Glyph, IconButton } from './glyphs'
+import { LyricsView } from './lyrics-view'
 import { $player, type PlayerState } from './player-state'
-import { $songs, type Song } from './state'
+import { downloadSong } from './song-actions'
+import { $songs } from './state'
 
 const busy = (p: PlayerState) => p.status === 'playing' || p.status === 'loading'
-
-/** A file name for the download link: the title without characters file systems refuse. */
-function fileName(song: Song): string {
-  const base = (song.title || 'lingxi-music').replace(/[\\/:*?"<>|\p{Cc}]+/gu, ' ').trim() || 'lingxi-music'
-  const ext = /\.(mp3|wav|ogg|m4a|flac)(\?|$)/i.exec(song.audioUrl ?? '')?.[1]?.toLowerCase() ?? 'mp3'
-  return `${base}.${ext}`
-}
 
 function Seek({ player, compact }: { player: PlayerState; compact?: boolean }) {
   const duration = player.duration ?? 0
@@ -106,19 +102,12 @@ export function Player() {
             <Controls player={player} />
             <span className="flex-1" />
             <IconButton label="歌词" glyph="lyrics" onClick={() => setLyrics((v) => !v)} disabled={!song} expanded={Boolean(song) && lyrics} />
-            {song && isWebUrl(song.audioUrl) && song.status === 'complete' ? (
-              <a
-                href={song.audioUrl!}
-                download={fileName(song)}
-                aria-label="下载"
-                title="下载"
-                className="size-9 shrink-0 grid place-items-center rounded-full text-muted hover:text-ink hover:bg-raised"
-              >
-                <Glyph name="download" />
-              </a>
-            ) : (
-              <IconButton label="下载" glyph="download" onClick={() => {}} disabled />
-            )}
+            <IconButton
+              label="下载"
+              glyph="download"
+              onClick={() => song && downloadSong(song, 'audio').catch(notifyError)}
+              disabled={song?.status !== 'complete' || !isWebUrl(song.audioUrl)}
+            />
           </div>
         </div>
       </div>
@@ -126,13 +115,7 @@ export function Player() {
         <Seek player={player} />
       </div>
       {song && lyrics && (
-        <section
-          aria-label="歌词"
-          data-testid="lyrics"
-          className="mt-3 max-h-72 overflow-y-auto rounded-lg bg-raised p-4 text-sm leading-7 whitespace-pre-wrap"
-        >
-          {song.lyric?.trim() ? song.lyric : song.instrumental ? '纯音乐，无歌词' : '暂无歌词'}
-        </section>
+        <LyricsView lyric={song.lyric ?? ''} instrumental={song.instrumental} duration={player.duration ?? song.duration} time={player.currentTime} />
       )}
     </section>
   )

@@ -2,9 +2,10 @@ import { useStore } from '@nanostores/react'
 import { useEffect, useState } from 'react'
 import { notifyError } from '../../core/api'
 import { confirm } from '../../core/emit'
-import { deleteSong, formatDuration, isPlayable, isWebUrl, loadSongs, pausePlayer, playSong, songProgress } from './actions'
+import { deleteSong, formatDuration, isPlayable, loadSongs, pausePlayer, playSong, songProgress } from './actions'
 import { Cover, DemoBadge, Glyph, IconButton } from './glyphs'
 import { $player } from './player-state'
+import { SongMenu } from './song-menu'
 import { $songs, type Song } from './state'
 
 const STATUS_TEXT: Record<Song['status'], string> = {
@@ -31,6 +32,7 @@ export function SongList() {
   const songs = useStore($songs)
   const player = useStore($player)
   const now = useTicking(songs.list.some((s) => s.status !== 'complete' && s.status !== 'error'))
+  const [menu, setMenu] = useState<Song | null>(null)
 
   async function handleDelete(song: Song) {
     if (!(await confirm({ title: '删除歌曲', message: `确定删除「${song.title || '未命名'}」吗？删除后无法恢复。`, confirmText: '删除' }))) return
@@ -94,7 +96,11 @@ export function SongList() {
                   {song.instrumental && <span className="shrink-0 text-[11px] text-muted">纯音乐</span>}
                 </p>
                 <p className="text-xs text-muted truncate">{song.tags || song.prompt}</p>
-                {unfinished ? (
+                {song.takedown ? (
+                  <p data-testid="song-status" className="mt-1 text-xs text-danger break-words">
+                    已下架：{song.takedown}
+                  </p>
+                ) : unfinished ? (
                   <div className="mt-1.5 flex items-center gap-2">
                     <div
                       role="progressbar"
@@ -123,23 +129,14 @@ export function SongList() {
                 )}
               </div>
               <div className="flex items-center">
-                {isWebUrl(song.audioUrl) && song.status === 'complete' && (
-                  <a
-                    href={song.audioUrl}
-                    download
-                    aria-label={`下载《${song.title || '未命名'}》`}
-                    title="下载"
-                    className="size-9 grid place-items-center rounded-full text-muted hover:text-ink hover:bg-raised"
-                  >
-                    <Glyph name="download" />
-                  </a>
-                )}
+                <IconButton label={`更多操作《${song.title || '未命名'}》`} glyph="more" filled onClick={() => setMenu(song)} />
                 <IconButton label={`删除《${song.title || '未命名'}》`} glyph="trash" onClick={() => handleDelete(song)} />
               </div>
             </li>
           )
         })}
       </ul>
+      {menu && <SongMenu song={menu} onClose={() => setMenu(null)} />}
       {songs.list.length < songs.total && (
         <div className="mt-4 text-center">
           <button

@@ -65,15 +65,22 @@ export function createDemoMusicProvider(options: { now: () => number; delayMs: n
     demo: true,
     async generate(input: GenerateInput) {
       const at = now()
-      const basis = input.mode === 'describe' ? `d:${input.prompt}` : `c:${input.title}\n${input.tags}\n${input.lyric}`
+      if (input.mode === 'extend' && !CLIP_ID.test(input.audioId)) throw new MusicProviderError('rejected', '演示歌曲不存在，无法续写')
+      const basis =
+        input.mode === 'describe'
+          ? `d:${input.prompt}`
+          : input.mode === 'extend'
+            ? `e:${input.audioId}@${input.continueAt}\n${input.lyric}`
+            : `c:${input.title}\n${input.tags}\n${input.lyric}`
       const lyrics = input.mode === 'describe' ? demoLyrics(input.prompt) : { title: input.title, text: input.lyric }
+      const instrumental = input.mode !== 'extend' && input.instrumental
       return [0, 1].map((i): Clip => {
-        const seed = hash(`${basis}#${input.instrumental ? 'i' : 'v'}#${i}`)
+        const seed = hash(`${basis}#${instrumental ? 'i' : 'v'}#${i}`)
         return {
           id: `demo-${at.toString(36)}-${seed.toString(36)}-${i}`,
           title: input.mode === 'describe' ? `${lyrics.title}${i === 0 ? '' : ' II'}` : input.title,
           tags: input.mode === 'describe' ? TAG_SETS[seed % TAG_SETS.length]! : input.tags,
-          lyric: input.instrumental ? '' : lyrics.text,
+          lyric: instrumental ? '' : lyrics.text,
           prompt: input.mode === 'describe' ? input.prompt : input.lyric,
           status: 'submitted',
           audioUrl: null,

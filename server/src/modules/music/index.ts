@@ -5,6 +5,7 @@ import { createDemoMusicProvider } from './demo.js'
 import type { MusicProvider } from './provider.js'
 import { moderatorFor } from '../../moderation/index.js'
 import { checkedMusicRuntime } from './moderate.js'
+import { registerMusicDepthRoutes } from './depth-routes.js'
 import { registerMusicRoutes } from './routes.js'
 import { createMusicRuntime, type MusicRuntime } from './runtime.js'
 import { createSunoProvider } from './suno.js'
@@ -45,7 +46,9 @@ function createMusic(deps: ModuleDeps, options: MusicOptions = {}): MusicInstanc
     jobs: (queue) => runtime.defineJobs(queue),
     routes: (api) => {
       const moderator = moderatorFor(deps)
-      registerMusicRoutes(api, checkedMusicRuntime(runtime, moderator), deps.logger, moderator)
+      const checked = checkedMusicRuntime(runtime, moderator)
+      registerMusicRoutes(api, checked, deps.logger, moderator)
+      registerMusicDepthRoutes(api, checked, { kv: deps.kv, trustProxy: deps.config.trustProxy })
     },
     // Requests left unfinished by the last run (or whose jobs Redis lost) are polled again (or end,
     // refunded, when too old); a request still scheduled keeps its one poll per round.

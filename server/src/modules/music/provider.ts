@@ -19,7 +19,18 @@ export interface Clip {
 
 export type GenerateInput =
   | { mode: 'describe'; prompt: string; instrumental: boolean }
-  | { mode: 'custom'; lyric: string; tags: string; title: string; instrumental: boolean; negativeTags: string }
+  | {
+      mode: 'custom'
+      lyric: string
+      tags: string
+      title: string
+      instrumental: boolean
+      negativeTags: string
+      /** A new version of one of the account's songs: edited lyrics, or without vocals (only the charge's label differs). */
+      purpose?: 'relyric' | 'instrumental'
+    }
+  /** Continues a clip (the provider's id) from `continueAt` seconds, with the lyrics of the continuation. */
+  | { mode: 'extend'; audioId: string; continueAt: number; lyric: string; tags: string; title: string }
 
 export interface MusicProvider {
   kind: 'demo' | 'suno'

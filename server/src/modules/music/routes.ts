@@ -1,14 +1,15 @@
-import { and, count, desc, eq } from 'drizzle-orm'
+import { count, desc, eq } from 'drizzle-orm'
 import { z } from 'zod'
-import { files, musicSongs } from '../../db/schema.js'
-import { ApiError } from '../../errors.js'
+import { musicSongs } from '../../db/schema.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
+import { takedownsOf } from '../../moderation/takedowns.js'
 import { idField, pageFields, paged, readPage, requiredText } from '../../http/fields.js'
 import type { Logger } from '../../logger.js'
-import { deleteStoredFile } from '../../storage/images.js'
+import { removeSong } from './remove.js'
+import { requireSong as findSong } from './songs.js'
 import { type MusicRuntime, providerFailure } from './runtime.js'
-import { MUSIC_BASE, MUSIC_PERMISSION, SONG_NOT_FOUND, songSchema } from './wire.js'
+import { MUSIC_BASE, MUSIC_PERMISSION, songSchema } from './wire.js'
 
 const flag = (label: string) =>
   z
@@ -32,14 +33,7 @@ export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Log
   const path = (p: string) => `${MUSIC_BASE}/${p}`
   const submitResult = z.object({ taskId: z.string(), songs: z.array(songSchema) })
 
-  const requireSong = async (accountId: string, songId: string) => {
-    const [row] = await db
-      .select()
-      .from(musicSongs)
-      .where(and(eq(musicSongs.id, songId), eq(musicSongs.accountId, accountId)))
-    if (!row) throw new ApiError(40400001, SONG_NOT_FOUND)
-    return row
-  }
+  const requireSong = (accountId: string, songId: string) => findSong(db, accountId, songId)
 
   defineRoute(
     api,
@@ -123,7 +117,17 @@ export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Log
         body,
         db.select({ n: count() }).from(musicSongs).where(where),
         (limit, offset) => db.select().from(musicSongs).where(where).orderBy(desc(musicSongs.seq)).limit(limit).offset(offset),
-        (rows) => rows.map(runtime.song)
+        async (rows) => {
+          const down = await takedownsOf(
+            db,
+            'song',
+            rows.map((r) => r.id)
+          )
+          return rows.map((row) => {
+            const reason = down.get(row.id)
+            return reason === undefined ? runtime.song(row) : { ...runtime.song(row), audioUrl: null, imageUrl: null, takedown: reason }
+          })
+        }
       )
     }
   )
@@ -147,17 +151,7 @@ export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Log
       response: z.literal(true)
     },
     async ({ body, auth }) => {
-      const row = await requireSong(auth.account.id, body.songId)
-      await db.delete(musicSongs).where(and(eq(musicSongs.id, row.id), eq(musicSongs.accountId, auth.account.id)))
-      for (const key of [row.audioKey, row.imageKey]) {
-        if (!key) continue
-        const [file] = await db
-          .select()
-          .from(files)
-          .where(and(eq(files.key, key), eq(files.accountId, auth.account.id)))
-        if (file)
-          await deleteStoredFile({ db, storage: api.storage }, file).catch((error: unknown) => logger.warn('deleting a song file failed', { key, error }))
-      }
+      await removeSong({ db, storage: api.storage, logger }, await requireSong(auth.account.id, body.songId))
       return true
     }
   )

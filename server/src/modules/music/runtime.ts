@@ -171,7 +171,7 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
       const taskId = randomUUID()
       const at = new Date(now())
       await db.transaction(async (tx) => {
-        await chargeRequest(tx, accountId, input.mode, at)
+        await chargeRequest(tx, accountId, input, at)
         await tx.insert(musicTasks).values({ id: taskId, accountId, provider: provider.kind, mode: input.mode, charged: 1, createdAt: at })
       })
       let clips: Clip[]
@@ -198,11 +198,11 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
             accountId,
             taskId,
             clipId: clip.id,
-            title: clip.title || (input.mode === 'custom' ? input.title : ''),
-            tags: clip.tags || (input.mode === 'custom' ? input.tags : ''),
-            lyric: clip.lyric || (input.mode === 'custom' && !input.instrumental ? input.lyric : ''),
+            title: clip.title || (input.mode === 'describe' ? '' : input.title),
+            tags: clip.tags || (input.mode === 'describe' ? '' : input.tags),
+            lyric: clip.lyric || (input.mode === 'extend' || (input.mode === 'custom' && !input.instrumental) ? input.lyric : ''),
             prompt: clip.prompt || (input.mode === 'describe' ? input.prompt : input.lyric),
-            instrumental: input.instrumental,
+            instrumental: input.mode !== 'extend' && input.instrumental,
             status: clip.status === 'complete' ? 'streaming' : clip.status,
             audioUrl: httpOnly(clip.audioUrl),
             imageUrl: httpOnly(clip.imageUrl),

@@ -37,8 +37,8 @@ function toClip(raw: unknown): Clip | null {
 }
 
 /**
- * gcui-art/suno-api: `POST /api/generate`, `POST /api/custom_generate`, `GET /api/get?ids=`,
- * `POST /api/generate_lyrics`; errors are `{error}` with the HTTP status (402: no credits).
+ * gcui-art/suno-api: `POST /api/generate`, `POST /api/custom_generate`, `POST /api/extend_audio`
+ * (audio_id + continue_at), `GET /api/get?ids=`, `POST /api/generate_lyrics`; errors are `{error}` with the HTTP status (402: no credits).
  */
 export function createSunoProvider(options: SunoOptions): MusicProvider {
   const base = options.baseUrl.replace(/\/+$/, '')
@@ -91,6 +91,20 @@ export function createSunoProvider(options: SunoOptions): MusicProvider {
     kind: 'suno',
     demo: false,
     async generate(input: GenerateInput) {
+      if (input.mode === 'extend') {
+        const body = {
+          audio_id: input.audioId,
+          prompt: input.lyric,
+          continue_at: input.continueAt,
+          tags: input.tags,
+          title: input.title,
+          model: options.model,
+          wait_audio: false
+        }
+        const list = clips(await call('/api/extend_audio', { method: 'POST', body, timeoutMs: submitTimeoutMs }))
+        if (list.length === 0) throw new MusicProviderError('upstream', '音乐服务没有返回任何歌曲')
+        return list
+      }
       const body =
         input.mode === 'describe'
           ? { prompt: input.prompt, make_instrumental: input.instrumental, model: options.model, wait_audio: false }

@@ -1,5 +1,6 @@
 import type { MusicSong } from '../../db/schema.js'
 import type { Storage } from '../../storage/storage.js'
+import { songSharePath } from './songs.js'
 import type { Song } from './wire.js'
 
 /** The `Song` of a stored song's row. Files copied into storage win; before that, the provider's own (stream) URL. */
@@ -18,6 +19,7 @@ export function toSong(row: MusicSong, storage: Storage): Song {
     duration: row.duration,
     errorMessage: row.errorMessage,
     demo: row.demo,
+    sharePath: row.shareToken ? songSharePath(row.shareToken) : null,
     createTime: row.createdAt.getTime()
   }
 }
