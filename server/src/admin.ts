@@ -17,6 +17,7 @@ import {
 } from './admin/commands.js'
 import { ORDERS_HELP, runOrdersCommand } from './admin/orders.js'
 import { PAY_HELP, runPayCommand } from './admin/payments.js'
+import { REMOTE_COMMANDS, remoteTarget, runRemote } from './admin/remote.js'
 import { DataDirBusyError } from './db/data-dir-lock.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createRedisBus } from './events/redis-bus.js'
@@ -43,7 +44,9 @@ Permission codes: ${knownPermissionCodes().join(', ')}
 
 Uses the server's settings: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database,
 default ./data). The embedded database serves one process at a time: stop the server first,
-or run the server on PostgreSQL to manage accounts while it runs.`
+or run the server on PostgreSQL to manage accounts while it runs, or set LINGXI_ADMIN_TOKEN (an
+operator's access token) and LINGXI_ADMIN_URL (default PUBLIC_URL): while the server holds the
+embedded database, ${REMOTE_COMMANDS.join(', ')} then go through its operator API.`
 
 export interface AdminIo {
   out(line: string): void
@@ -236,11 +239,22 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       return 2
     }
     if (error instanceof DataDirBusyError) {
+      // The running server holds it: its operator API does what it can (admin/remote.ts).
+      const target = remoteTarget(io.env, loadConfig(io.env))
+      if (target) {
+        try {
+          return await runRemote(argv, io, target)
+        } catch (remote) {
+          io.err(remote instanceof Error ? remote.message : String(remote))
+          return remote instanceof AdminError ? remote.exitCode : 1
+        }
+      }
       io.err(
         [
           `The embedded database is in use by ${error.holder.owner} (pid ${error.holder.pid}).`,
           'PGlite allows one process per data directory. Stop the Lingxi server and run this command again,',
-          'or run the server on PostgreSQL (DATABASE_URL) so lingxi-admin can work while it runs.'
+          'or run the server on PostgreSQL (DATABASE_URL) so lingxi-admin can work while it runs,',
+          `or set LINGXI_ADMIN_TOKEN (an operator's access token; LINGXI_ADMIN_URL, default PUBLIC_URL) for ${REMOTE_COMMANDS.join(', ')} through the server.`
         ].join('\n')
       )
       return 1

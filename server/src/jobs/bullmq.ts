@@ -220,6 +220,15 @@ export function createBullQueue(options: BullQueueOptions): BullJobQueue {
       )
     },
 
+    async depths() {
+      return Promise.all(
+        [...workers.keys()].map(async (name) => {
+          const counts = await queueOf(name).getJobCounts('waiting', 'prioritized', 'delayed', 'active')
+          return { name, waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0), delayed: counts.delayed ?? 0, active: counts.active ?? 0 }
+        })
+      )
+    },
+
     async idle() {
       for (;;) {
         if (running.size > 0) {

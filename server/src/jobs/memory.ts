@@ -155,6 +155,21 @@ export function createMemoryQueue(options: { logger: Logger; timers?: JobTimers 
       }
     },
 
+    async depths() {
+      const names = new Set([...workers.keys(), ...parked.keys()])
+      const later = new Map<string, number>()
+      for (const job of delayed.values()) later.set(job.name, (later.get(job.name) ?? 0) + 1)
+      return [...names].map((name) => {
+        const worker = workers.get(name)
+        return {
+          name,
+          waiting: (worker?.ready.length ?? 0) + (parked.get(name)?.length ?? 0),
+          delayed: later.get(name) ?? 0,
+          active: worker?.running ?? 0
+        }
+      })
+    },
+
     async close() {
       closed = true
       for (const handle of delayed.keys()) timers.clearTimeout(handle)

@@ -67,6 +67,18 @@ export interface JobQueue {
   idle(): Promise<void>
   /** Stops taking jobs and waits for the running ones (graceful shutdown); schedules stay in Redis. */
   close(): Promise<void>
+  /**
+   * Jobs by name and state, for /metrics: memory, this process's; BullMQ, every node's (from Redis)
+   * for the names this process defined. Delayed includes retries waiting for their backoff.
+   */
+  depths(): Promise<JobDepth[]>
+}
+
+export interface JobDepth {
+  name: string
+  waiting: number
+  delayed: number
+  active: number
 }
 
 /** Thrown by add/define after close(). */

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { JobDepth } from '../jobs/queue.js'
 import { type UpstreamSink, watchAllowances, watchUpstreams } from './upstream.js'
 
 /** Seconds; from a cached 304 to a long upload. */
@@ -9,6 +10,8 @@ const UPSTREAM_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120]
 export interface MetricsSources {
   /** How many event streams are open on this node now. */
   openStreams?: () => number
+  /** Background jobs by name and state (jobs/queue.ts). */
+  jobDepths?: () => Promise<JobDepth[]>
 }
 
 /** The metrics of one app: a registry of its own (tests make several apps in one process). */
@@ -57,6 +60,18 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
     registers,
     collect() {
       this.set(sources.openStreams?.() ?? 0)
+    }
+  })
+  new Gauge({
+    name: 'lingxi_job_queue_jobs',
+    help: 'Background jobs by name and state (waiting, delayed, active); with Redis (BullMQ), of every node',
+    labelNames: ['name', 'state'] as const,
+    registers,
+    async collect() {
+      this.reset()
+      // Redis away: the gauge is empty rather than /metrics failing.
+      const depths = await (sources.jobDepths?.() ?? Promise.resolve([])).catch(() => [])
+      for (const d of depths) for (const state of ['waiting', 'delayed', 'active'] as const) this.set({ name: d.name, state }, d[state])
     }
   })
   const upstreamCalls = new Counter({

@@ -4,6 +4,7 @@ import type { EventBus } from '../events/bus.js'
 import type { Logger } from '../logger.js'
 import { moderatorFor } from '../moderation/index.js'
 import { createConfigFiles } from '../site/config-files.js'
+import { createChannels } from './channels.js'
 import { createChatModels } from './models.js'
 import { type ChatRuntime, type ChatRuntimeOptions, createChatRuntime } from './runtime.js'
 
@@ -19,12 +20,15 @@ export function createChat(
     Pick<ChatRuntimeOptions, 'providers' | 'flushIntervalMs' | 'flushBytes' | 'stopWaitMs'>
   >
 ): ChatRuntime {
-  const { db, config, bus, logger, now = Date.now, ...tuning } = deps
+  const { db, config, bus, logger, now = Date.now, providers, ...tuning } = deps
   const files = createConfigFiles({ dataDir: config.dataDir, logger })
-  return createChatRuntime({
+  // The `openai` models go through the upstream channels (channels.ts), which also add models and prices.
+  const channels = createChannels({ db, settings: config.chat, logger, now })
+  const runtime = createChatRuntime({
     db,
     bus,
-    models: createChatModels(files, config.chat, logger),
+    models: createChatModels(files, config.chat, logger, channels.catalog),
+    providers: { openai: channels.provider, ...providers },
     settings: config.chat,
     logger,
     now,
@@ -33,4 +37,5 @@ export function createChat(
     moderation: moderatorFor({ config, db, logger, now }),
     ...tuning
   })
+  return Object.assign(runtime, { channels })
 }

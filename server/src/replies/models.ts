@@ -71,7 +71,7 @@ function normalise(entry: z.infer<typeof modelSchema>): ModelEntry {
  * OPENAI_API_KEY is set; each id of OPENAI_MODELS not already listed becomes an entry of its own.
  * The demo model is there whenever nothing else is, so chat always works.
  */
-export function resolveChatConfig(file: unknown, chat: ChatSettings, logger?: Logger): ChatSiteConfig {
+export function resolveChatConfig(file: unknown, chat: ChatSettings, logger?: Logger, catalog?: ModelCatalog): ChatSiteConfig {
   let parsed = fileSchema.safeParse(file)
   if (!parsed.success) {
     logger?.error('chatConfig.json does not have the expected shape; using the built-in defaults', {
@@ -88,17 +88,25 @@ export function resolveChatConfig(file: unknown, chat: ChatSettings, logger?: Lo
     seen.add(entry.id)
     models.push(entry)
   }
+  // With upstream channels (channels.ts), `openai` models are offered while one is enabled, and
+  // each model a channel lists becomes an entry; without, OPENAI_API_KEY decides as before.
+  const openai = catalog ? catalog.openai : Boolean(chat.openai)
   for (const entry of listed) {
-    if (entry.provider === 'openai' && !chat.openai) continue
+    if (entry.provider === 'openai' && !openai) continue
     add(normalise(entry))
   }
-  if (chat.openai) {
-    for (const id of chat.openai.models) {
+  if (openai) {
+    for (const id of [...(chat.openai?.models ?? []), ...(catalog?.models ?? [])]) {
       if (models.some((m) => m.provider === 'openai' && (m.upstreamModel ?? m.id) === id)) continue
       add(normalise({ id, provider: 'openai' }))
     }
   }
   if (models.length === 0) add(DEMO_MODEL)
+  // Prices set in the operator console win over the file's.
+  for (const [i, m] of models.entries()) {
+    const price = catalog?.prices.get(m.id)
+    if (price) models[i] = { ...m, price }
+  }
   return {
     ...rest,
     models,
@@ -114,12 +122,20 @@ export interface ChatModels {
   find(id: string): Promise<ModelEntry | undefined>
 }
 
-export function createChatModels(files: ConfigFiles, chat: ChatSettings, logger: Logger): ChatModels {
-  let cached: { json: unknown; config: ChatSiteConfig } | undefined
+/** What the upstream channels add to the file's models (channels.ts's Catalog). */
+export interface ModelCatalog {
+  openai: boolean
+  models: string[]
+  prices: Map<string, { input: number; output: number }>
+}
+
+export function createChatModels(files: ConfigFiles, chat: ChatSettings, logger: Logger, catalogOf?: () => Promise<ModelCatalog>): ChatModels {
+  let cached: { json: unknown; catalog: ModelCatalog | undefined; config: ChatSiteConfig } | undefined
   const read = async () => {
     const { json } = await files.read('chatConfig.json')
-    // The files module hands back the same object until the file changes.
-    if (cached?.json !== json) cached = { json, config: resolveChatConfig(json, chat, logger) }
+    const catalog = await catalogOf?.()
+    // The files module hands back the same object until the file changes; so does the catalog.
+    if (cached?.json !== json || cached?.catalog !== catalog) cached = { json, catalog, config: resolveChatConfig(json, chat, logger, catalog) }
     return cached!.config
   }
   return {

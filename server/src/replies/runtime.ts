@@ -7,6 +7,7 @@ import type { EventBus, Subscription } from '../events/bus.js'
 import type { Logger } from '../logger.js'
 import type { Moderator } from '../moderation/index.js'
 import { endStreaming } from './accounting.js'
+import type { Channels } from './channels.js'
 import { createLeases } from './lease.js'
 import { BLOCKED_REPLY_NOTICE, blockedEnd, watchStream } from './moderate-stream.js'
 import type { ChatModels, ModelEntry, ProviderKind } from './models.js'
@@ -77,6 +78,8 @@ export interface ChatRuntimeStats {
 export interface ChatRuntime {
   bus: EventBus
   models: ChatModels
+  /** The upstream channels of `openai` models (set by createChat; the operator API edits them). */
+  channels?: Channels
   /** Saved as node_id on the replies this node generates. */
   nodeId: string | null
   /** Starts generating a reply whose row exists with status streaming; runs whether or not anyone listens. */

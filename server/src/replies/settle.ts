@@ -22,6 +22,15 @@ export function onReplySettled(db: Db, name: string, hook: SettledHook): void {
   settledHooks.set(db, hooks)
 }
 
+/**
+ * The model and its price ratio in the balance-log line, when the ratio is not ×1 (input and
+ * output): `（gpt-4o，输入 ×2.5，输出 ×10）`. A ×1 model's line is its name alone.
+ */
+function priceNote(model: Pick<ModelEntry, 'id' | 'price'>): string {
+  const { input, output } = model.price
+  return input === 1 && output === 1 ? '' : `（${model.id}，输入 ×${input}，输出 ×${output}）`
+}
+
 /** How a generation ended, as the runtime saw it. */
 export interface ReplyEnd {
   status: FinalStatus
@@ -85,7 +94,7 @@ export async function settleReply(
       completionTokens: counted.completionTokens,
       contentTokens,
       cost,
-      reason: status === 'complete' ? `对话：${job.model.name}` : `对话（已停止）：${job.model.name}`,
+      reason: `${status === 'complete' ? '对话：' : '对话（已停止）：'}${job.model.name}${priceNote(job.model)}`,
       at
     })
     for (const hook of row ? (settledHooks.get(db)?.values() ?? []) : []) {

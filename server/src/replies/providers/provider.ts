@@ -45,7 +45,12 @@ export interface ChatProvider {
 export class ProviderError extends Error {
   constructor(
     readonly kind: 'upstream' | 'timeout' | 'truncated',
-    message: string
+    message: string,
+    /**
+     * Set for a failure before anything was streamed that another channel may not have (replies/channels.ts
+     * fails over): an HTTP 429 or 5xx (`status`), or no connection at all (`unreachable`).
+     */
+    readonly origin?: { status?: number; unreachable?: boolean }
   ) {
     super(message)
     this.name = 'ProviderError'
