@@ -121,9 +121,10 @@ describe('GET /api/openapi.json', () => {
     expect(callback['302'].content).toBeUndefined()
     expect(parametersOf(doc, `${wechat}/callback`, 'get')).toEqual(['query code', 'query state'])
 
-    // Files: the key keeps its slashes; byte ranges; 404 in plain text; 416 with no body.
+    // Files: the key keeps its slashes; byte ranges; 404 in plain text; 410 once taken down; 416 with no body.
     const files = responses('/files/{key}', 'get')
-    expect(Object.keys(files).sort()).toEqual(['200', '206', '404', '416', '4XX', '5XX'])
+    expect(Object.keys(files).sort()).toEqual(['200', '206', '404', '410', '416', '4XX', '5XX'])
+    expect(files['410'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } })
     expect(files['206'].headers).toHaveProperty('Content-Range')
     expect(files['404'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } })
     expect(files['416']).not.toHaveProperty('content')

@@ -23,6 +23,8 @@ export interface Image {
   width: number
   height: number
   createTime: number
+  /** In `images/list` while an operator has the image taken down (已下架): the reason; the file is not served. */
+  takedown?: string | null
 }
 
 export type UploadPurpose = 'image' | 'avatar' | 'painting'

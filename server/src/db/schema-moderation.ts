@@ -1,6 +1,6 @@
 // The content safety area (moderation/): what the checks refused or kept for review (see schema.ts).
 import { sql } from 'drizzle-orm'
-import { bigint, check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, boolean, check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
 import { accounts } from './schema-accounts.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
@@ -40,4 +40,30 @@ export const moderationLog = pgTable(
   ]
 )
 
+/**
+ * The local word list as the matcher uses it (moderation/word-store.ts): the entries of
+ * MODERATION_WORDS_FILE (source `file`, replaced whenever the file is read: at start and on the
+ * console's 从文件重新加载) and those an operator added in the console (source `console`). Every
+ * node rebuilds its matcher from here when told over the event bus.
+ */
+export const moderationWords = pgTable(
+  'moderation_words',
+  {
+    word: text('word').primaryKey(),
+    /** review | block */
+    verdict: text('verdict').notNull(),
+    /** Also matches the entry spelled in pinyin (wordlist.ts). */
+    pinyin: boolean('pinyin').notNull().default(false),
+    /** file | console */
+    source: text('source').notNull(),
+    createdBy: text('created_by'),
+    createdAt: at('created_at').notNull()
+  },
+  (t) => [
+    check('moderation_words_verdict_check', sql`${t.verdict} in ('review', 'block')`),
+    check('moderation_words_source_check', sql`${t.source} in ('file', 'console')`)
+  ]
+)
+
 export type ModerationLogRow = typeof moderationLog.$inferSelect
+export type ModerationWordRow = typeof moderationWords.$inferSelect

@@ -9,7 +9,7 @@ import { blockedMessage, CONTENT_BLOCKED, createModerator, type Moderator, NO_MO
 import type { ModerationSettings } from './settings.js'
 import { createTencentModeration } from './tencent.js'
 import type { ModerationKind, TextProvider } from './types.js'
-import { createWordListProvider } from './wordlist.js'
+import { liveWordsOf } from './word-store.js'
 
 export { blockedMessage, CONTENT_BLOCKED, type Moderator, NO_MODERATION } from './pipeline.js'
 export type { ModerationKind } from './types.js'
@@ -18,7 +18,8 @@ export type { ModerationKind } from './types.js'
 export function providersOf(settings: ModerationSettings): TextProvider[] {
   const { timeoutMs } = settings
   return settings.providers.flatMap((name): TextProvider[] => {
-    if (name === 'words') return [createWordListProvider(settings.words)]
+    // Live: the console edits it while the service runs (word-store.ts).
+    if (name === 'words') return [liveWordsOf(settings)]
     if (name === 'aliyun' && settings.aliyun) return [createAliyunModeration({ ...settings.aliyun, timeoutMs })]
     if (name === 'tencent' && settings.tencent) return [createTencentModeration({ ...settings.tencent, timeoutMs })]
     if (name === 'openai' && settings.openai) return [createOpenAiModeration({ ...settings.openai, timeoutMs })]

@@ -13,6 +13,8 @@ export interface ModerationSettings {
   providers: ModerationProviderName[]
   /** The operator's list (MODERATION_WORDS_FILE), read at start. */
   words: WordRule[]
+  /** MODERATION_WORDS_FILE, read again by the console's 从文件重新加载 (word-store.ts). */
+  wordsFile?: string
   aliyun?: { accessKeyId: string; accessKeySecret: string; endpoint: string }
   tencent?: { secretId: string; secretKey: string; region: string; endpoint: string; bizType?: string }
   openai?: { baseUrl: string; apiKey: string; model: string }
@@ -74,6 +76,7 @@ export function moderationSettings(e: Env): ModerationSettings {
   return {
     providers: providers as ModerationProviderName[],
     words,
+    ...(providers.includes('words') && e.MODERATION_WORDS_FILE?.trim() ? { wordsFile: e.MODERATION_WORDS_FILE.trim() } : {}),
     aliyun: providers.includes('aliyun')
       ? {
           accessKeyId: e.MODERATION_ALIYUN_ACCESS_KEY_ID!.trim(),

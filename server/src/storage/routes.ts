@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import type { Api } from '../http/api.js'
+import { isFileBlocked } from '../moderation/takedowns.js'
 import type { Storage } from './storage.js'
 import { contentTypeOfKey, isValidKey } from './keys.js'
 
@@ -16,6 +17,11 @@ const FILE_HEADERS = {
 
 function notFound(): Response {
   return new Response('Not Found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } })
+}
+
+/** A file of an item an operator took down (moderation/takedowns.ts): gone, and not to be cached. */
+function gone(): Response {
+  return new Response('该内容已被下架', { status: 410, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } })
 }
 
 /** `bytes=a-b`, `bytes=a-`, `bytes=-n` of a file of `size` bytes; null when unsatisfiable, undefined when absent or multi-range. */
@@ -64,6 +70,7 @@ export function registerFileRoutes(api: Api, storage: Storage & { path?: (key: s
       },
       206: { description: 'The requested byte range', contentType: '*/*', headers: { 'Content-Range': 'bytes a-b/size' } },
       404: { description: 'No such file (or storage is not local, or the key is not valid)', contentType: 'text/plain' },
+      410: { description: 'The file of an item an operator took down (served again if restored)', contentType: 'text/plain' },
       416: { description: 'Range not satisfiable; no body', headers: { 'Content-Range': 'bytes */size' } }
     }
   })
@@ -71,6 +78,7 @@ export function registerFileRoutes(api: Api, storage: Storage & { path?: (key: s
     const key = c.req.path.slice('/files/'.length)
     const type = contentTypeOfKey(key)
     if (storage.kind !== 'local' || !storage.path || !isValidKey(key) || !type) return notFound()
+    if (await isFileBlocked(api.db, key)) return gone()
     const file = storage.path(key)
     let size: number
     try {

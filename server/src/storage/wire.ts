@@ -11,7 +11,9 @@ export const imageSchema = z
     size: z.number(),
     width: z.number(),
     height: z.number(),
-    createTime: z.number()
+    createTime: z.number(),
+    /** Set in my lists while an operator has it taken down (已下架): the reason; its files are not served. */
+    takedown: z.string().nullable().optional()
   })
   .meta({ id: 'Image' })
 export type Image = z.infer<typeof imageSchema>

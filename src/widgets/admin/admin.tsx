@@ -7,33 +7,64 @@ import type { ElementProps } from '../../ui/define'
 import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
+import { AnnouncementsTab } from './announcements'
 import { AuditTab } from './audit'
 import { CardsTab } from './cards'
+import { ChannelsTab } from './channels'
+import { ContentTab } from './content'
+import { ModerationLogTab } from './modlog'
 import { OrdersTab } from './orders'
 import { PackagesTab } from './packages'
+import { PricesTab } from './prices'
+import { ReportsTab } from './reports'
+import { StatsTab } from './stats'
 import { UsersTab } from './users'
+import { WordsTab } from './words'
 
-export type AdminTab = 'users' | 'cards' | 'packages' | 'orders' | 'audit'
+export type AdminTab =
+  | 'users'
+  | 'cards'
+  | 'packages'
+  | 'orders'
+  | 'content'
+  | 'reports'
+  | 'moderation'
+  | 'words'
+  | 'announcements'
+  | 'stats'
+  | 'channels'
+  | 'prices'
+  | 'audit'
 
 export const ADMIN_TABS: { id: AdminTab; label: string }[] = [
   { id: 'users', label: '用户' },
   { id: 'cards', label: '充值卡' },
   { id: 'packages', label: '套餐' },
   { id: 'orders', label: '订单' },
+  { id: 'content', label: '内容' },
+  { id: 'reports', label: '举报' },
+  { id: 'moderation', label: '审核日志' },
+  { id: 'words', label: '敏感词库' },
+  { id: 'announcements', label: '公告' },
+  { id: 'stats', label: '统计' },
+  { id: 'channels', label: '渠道' },
+  { id: 'prices', label: '模型倍率' },
   { id: 'audit', label: '审计日志' }
 ]
 
 const isTab = (t: unknown): t is AdminTab => ADMIN_TABS.some((x) => x.id === t)
 
 export interface AdminProps extends ElementProps {
-  /** users (default) | cards | packages | orders | audit. */
+  /** users (default) | cards | packages | orders | content | reports | moderation | words | announcements | stats | channels | prices | audit. */
   tab?: string
 }
 
 /**
  * @summary The operator console (needs the ADMIN permission): 用户 (search, allowances and logs,
  * adjust with a reason, disable/enable, permissions), 充值卡 (batches, CSV, void), 套餐 (recharge
- * packages, on/off sale), 订单 (filters, CSV, refunds) and 审计日志. Logged out, a login prompt.
+ * packages, on/off sale), 订单 (filters, CSV, refunds), 内容 (take down / restore), 举报 (the reports
+ * queue), 审核日志 (the moderation log, CSV), 敏感词库 (the word list), 公告 (announcements), 统计 (daily charts, CSV), 渠道 (upstream channels,
+ * their health), 模型倍率 (per-model price ratios) and 审计日志. Logged out, a login prompt.
  * @event lingxi-navigate - (window) A tab was chosen: detail `{path: '/admin?tab=<tab>'}`.
  * @event lingxi-confirm - (window) Asks before voiding cards.
  * @csspart tabs - The tab bar.
@@ -100,6 +131,14 @@ function Console({ tab }: { tab: AdminTab }) {
         {current === 'cards' && <CardsTab />}
         {current === 'packages' && <PackagesTab />}
         {current === 'orders' && <OrdersTab />}
+        {current === 'content' && <ContentTab />}
+        {current === 'reports' && <ReportsTab />}
+        {current === 'moderation' && <ModerationLogTab />}
+        {current === 'words' && <WordsTab />}
+        {current === 'announcements' && <AnnouncementsTab />}
+        {current === 'stats' && <StatsTab />}
+        {current === 'channels' && <ChannelsTab />}
+        {current === 'prices' && <PricesTab />}
         {current === 'audit' && <AuditTab />}
       </div>
     </section>

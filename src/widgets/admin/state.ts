@@ -179,5 +179,17 @@ export const ACTIONS: Record<string, string> = {
   'package.update': '修改套餐',
   'package.enable': '上架套餐',
   'package.disable': '下架套餐',
-  'order.refund': '订单退款'
+  'order.refund': '订单退款',
+  'content.takedown': '下架内容',
+  'content.restore': '恢复内容',
+  'report.confirm': '确认举报',
+  'report.dismiss': '驳回举报',
+  'moderation.export': '导出审核日志',
+  'words.add': '添加敏感词',
+  'words.remove': '删除敏感词',
+  'words.reload': '重新加载词库',
+  'stats.export': '导出统计',
+  'announcement.create': '发布公告',
+  'announcement.update': '修改公告',
+  'announcement.withdraw': '撤回公告'
 }
