@@ -71,7 +71,17 @@ describe('payment settings', () => {
     expect(problems({ ...full, PAY_WECHAT_API_V3_KEY: 'short' })).toEqual(['PAY_WECHAT_API_V3_KEY must be the 32-character APIv3 key'])
     const { PUBLIC_URL: _p, ...noUrl } = full
     expect(problems(noUrl)[0]).toMatch(/PUBLIC_URL \(or PAY_WECHAT_NOTIFY_URL\) is required/)
-    expect(problems({ PAY_WECHAT_MCH_ID: '1900009191' })).toHaveLength(7)
+    // The WeChat Pay public key and its id are optional together (the platform certificates are downloaded then).
+    expect(problems({ PAY_WECHAT_MCH_ID: '1900009191' })).toHaveLength(5)
+  })
+
+  it('without the WeChat Pay public key the platform certificates are used; the key and its id go together', () => {
+    const { PAY_WECHAT_PLATFORM_KEY: _k, PAY_WECHAT_PLATFORM_SERIAL: _s, ...certificates } = full
+    expect(loadConfig(certificates).payments.wechat).toMatchObject({ platformKey: undefined, platformSerial: undefined })
+    const { PAY_WECHAT_PLATFORM_SERIAL: _s2, ...keyOnly } = full
+    expect(problems(keyOnly)).toEqual(['PAY_WECHAT_PLATFORM_SERIAL is required when PAY_WECHAT_PLATFORM_KEY is set'])
+    const { PAY_WECHAT_PLATFORM_KEY: _k2, ...serialOnly } = full
+    expect(problems(serialOnly)).toEqual(['PAY_WECHAT_PLATFORM_KEY is required when PAY_WECHAT_PLATFORM_SERIAL is set'])
   })
 
   it('Alipay: the app key and the Alipay public key are read at start; a missing one is named', () => {

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import type { Db } from '../db/database.js'
 import { ApiError } from '../errors.js'
+import { checkPartnerOrigin, type PartnerOrigins } from './partner-origin.js'
 import { type AuthCache, type AuthInfo, authenticate, renewSession } from './sessions.js'
 import { BROWSER_SESSION_TTL_MS, sha256Hex } from './tokens.js'
 
@@ -45,6 +46,8 @@ export interface SessionDeps {
   db: Db
   now: () => number
   sessions?: AuthCache
+  /** Where partner sessions may be used from (auth/partner-origin.ts). */
+  partnerOrigins?: PartnerOrigins
 }
 
 /**
@@ -63,6 +66,7 @@ export async function authenticateRequest(c: Context, deps: SessionDeps): Promis
     if (cookie) clearSessionCookie(c)
     throw error
   })
+  checkPartnerOrigin(c, auth, deps.partnerOrigins)
   const expiresAt = await renewSession(deps.db, auth, now)
   if (expiresAt === undefined) return auth
   const renewed = { ...auth, expiresAt }

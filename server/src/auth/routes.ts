@@ -16,7 +16,7 @@ import { createSession, type Platform, revokeAccountSessions, revokeSession } fr
 import { checkCode, consumeCode } from './sms-codes.js'
 import { BROWSER_SESSION_TTL_MS, TOKEN_TTL_MS } from './tokens.js'
 import type { SendCode } from './sms-sender.js'
-import { WECHAT_EN_CODE } from '../wechat/login.js'
+import { hasPlaceholderPhone } from './partner-origin.js'
 import { loginResponse, sendCodeResponse } from './wire.js'
 
 const PHONE_TAKEN = '该手机号已被其他账号使用'
@@ -151,9 +151,9 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
       const login = await db.transaction(async (tx) => {
         const t = now()
         await revokeSession(tx, auth.sessionId, 'logout', t)
-        const accessToken = await createSession(tx, auth.account.id, auth.platform, t, BROWSER_SESSION_TTL_MS)
+        const accessToken = await createSession(tx, auth.account.id, auth.platform, t, BROWSER_SESSION_TTL_MS, auth.partnerId)
         // An account made by WeChat login has a placeholder until a phone is bound: it shows none.
-        return { accessToken, accountId: auth.account.id, phone: auth.account.enCode === WECHAT_EN_CODE ? '' : auth.account.phone }
+        return { accessToken, accountId: auth.account.id, phone: hasPlaceholderPhone(auth.account.enCode) ? '' : auth.account.phone }
       })
       await closeStreams([auth.sessionId])
       return answer(c, login, BROWSER_SESSION_TTL_MS)
@@ -213,7 +213,8 @@ export function registerAuthRoutes(api: Api, config: Config, sendCode: SendCode)
           // must not stay logged in. The caller proved the new number just now, so it gets a
           // fresh token in the answer and the browser stays logged in without a second login.
           const revoked = await revokeAccountSessions(tx, auth.account.id, 'phone-change', t)
-          const accessToken = await createSession(tx, auth.account.id, auth.platform, t, ttl)
+          // A partner's session stays locked to its origins (auth/partner-origin.ts).
+          const accessToken = await createSession(tx, auth.account.id, auth.platform, t, ttl, auth.partnerId)
           return { revoked, login: { accessToken, accountId: auth.account.id, phone: phone.phone } }
         })
         .catch((error: unknown) => {

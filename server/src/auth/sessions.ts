@@ -15,15 +15,25 @@ export interface AuthInfo {
   expiresAt: number
   /** Epoch ms the session opened (bounds its renewals); absent in hand-made AuthInfos of tests. */
   createdAt?: number
+  /** Opened through this partner (auth/partner.ts): the session works only from its origins. */
+  partnerId?: string
 }
 
 /** Opens a session; `ttlMs` is BROWSER_SESSION_TTL_MS for a browser (cookie) session. */
-export async function createSession(db: Db | Tx, accountId: string, platform: Platform, now: number, ttlMs = TOKEN_TTL_MS): Promise<string> {
+export async function createSession(
+  db: Db | Tx,
+  accountId: string,
+  platform: Platform,
+  now: number,
+  ttlMs = TOKEN_TTL_MS,
+  partnerId?: string
+): Promise<string> {
   const token = newToken()
   await db.insert(sessions).values({
     tokenHash: sha256Hex(token),
     accountId,
     platform,
+    partnerId: partnerId ?? null,
     createdAt: new Date(now),
     expiresAt: new Date(now + ttlMs)
   })
@@ -96,7 +106,8 @@ export async function authenticate(db: Db, authorization: string | undefined, no
     platform: row.session.platform as Platform,
     account: row.account,
     expiresAt: row.session.expiresAt.getTime(),
-    createdAt: row.session.createdAt.getTime()
+    createdAt: row.session.createdAt.getTime(),
+    ...(row.session.partnerId ? { partnerId: row.session.partnerId } : {})
   }
   cache?.set(hash, auth)
   return auth

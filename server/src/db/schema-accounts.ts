@@ -35,7 +35,9 @@ export const sessions = pgTable(
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
-    revokeReason: text('revoke_reason')
+    revokeReason: text('revoke_reason'),
+    /** Opened by a partner's identity assertion (auth/partner.ts): the session works only from that partner's origins. */
+    partnerId: text('partner_id')
   },
   (t) => [
     uniqueIndex('sessions_token_hash_unique').on(t.tokenHash),

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js'
 import type { Account } from '../db/schema.js'
 import { type PhoneViewSettings, phoneFor } from '../auth/phone-view.js'
 import { type Api, defineRoute } from '../http/api.js'
-import { WECHAT_EN_CODE } from '../wechat/login.js'
+import { hasPlaceholderPhone } from '../auth/partner-origin.js'
 import { userInfoBase } from './wire.js'
 
 /** `user/info`: the account, a number per allowance kind of the registry (tokens, mjCount, sunoCount, …), its codes. */
@@ -40,7 +40,7 @@ export async function toUserInfo(db: Db, allowances: AllowanceRegistry, a: Accou
     accountId: a.id,
     userId: a.id,
     // Accounts made by WeChat login have a placeholder until a phone is bound: show none.
-    phone: a.enCode === WECHAT_EN_CODE ? '' : a.phone,
+    phone: hasPlaceholderPhone(a.enCode) ? '' : a.phone,
     nickName: a.nickName,
     avatarUrl: a.avatarUrl,
     state: a.state === 1 ? 1 : 0,

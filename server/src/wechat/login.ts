@@ -11,7 +11,7 @@ import type { Config } from '../config.js'
 import { accounts, wechatIdentities, wechatLoginStates } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { type Api, type AppContext, defineRoute } from '../http/api.js'
-import { exchangeCode, qrconnectUrl, WechatOAuthError, type WechatUser } from './oauth.js'
+import { exchangeCode, mpAuthorizeUrl, qrconnectUrl, WechatOAuthError, type WechatUser } from './oauth.js'
 
 export const WECHAT_BASE = '/api/v1/auth/wechat'
 export const STATE_COOKIE = 'lingxi_wx_state'
@@ -90,6 +90,14 @@ async function linkIdentity(api: Api, config: Config, appId: string, user: Wecha
       await tx
         .insert(wechatIdentities)
         .values({ appId, openid: user.openid, unionid: user.unionid, accountId, nickName: user.nickname.slice(0, 64), createdAt: at, updatedAt: at })
+    } else if (identity.appId !== appId || identity.openid !== user.openid) {
+      // The same person (unionid) through another app — the official account inside WeChat after a
+      // QR login, or the reverse: this app's openid is recorded too, since WeChat Pay JSAPI needs
+      // the openid of its own app id. The unionid stays on the first row (it is unique).
+      await tx
+        .insert(wechatIdentities)
+        .values({ appId, openid: user.openid, unionid: null, accountId, nickName: user.nickname.slice(0, 64), createdAt: at, updatedAt: at })
+        .onConflictDoNothing()
     }
     const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId))
     if (!account) throw new WechatOAuthError(-11, '账号不存在，请重新登录')
@@ -100,12 +108,22 @@ async function linkIdentity(api: Api, config: Config, appId: string, user: Wecha
 }
 
 export function registerWechatLogin(api: Api, config: Config): void {
-  const oauth = config.wechat.oauth
+  const { oauth, mp } = config.wechat
   const callbackUrl = `${config.publicUrl}${WECHAT_BASE}/callback`
   const secure = config.publicUrl.startsWith('https:')
   const requireConfigured = () => {
-    if (!oauth) throw new ApiError(40000001, NOT_CONFIGURED)
-    return oauth
+    if (!oauth && !mp) throw new ApiError(40000001, NOT_CONFIGURED)
+  }
+  /**
+   * Which app a login goes through: inside WeChat (its browser says MicroMessenger) the official
+   * account's web authorization, whose openid WeChat Pay JSAPI needs — the QR login cannot run
+   * there; elsewhere the website app's QR login. With only one of them configured, that one.
+   */
+  const appFor = (c: AppContext) => {
+    const inWechat = /MicroMessenger/i.test(c.req.header('user-agent') ?? '')
+    if (mp && (inWechat || !oauth)) return { kind: 'mp' as const, settings: mp }
+    if (oauth) return { kind: 'web' as const, settings: oauth }
+    throw new ApiError(40000001, NOT_CONFIGURED)
   }
 
   api.docs.push({
@@ -122,12 +140,15 @@ export function registerWechatLogin(api: Api, config: Config): void {
     responses: {
       302: {
         description: 'To WeChat’s QR login page, which comes back to callback',
-        headers: { Location: 'open.weixin.qq.com/connect/qrconnect', 'Set-Cookie': `${STATE_COOKIE}: the login state, HttpOnly, 10 minutes` }
+        headers: {
+          Location: 'open.weixin.qq.com/connect/qrconnect (inside WeChat, with WECHAT_MP_APP_ID: /connect/oauth2/authorize, snsapi_userinfo)',
+          'Set-Cookie': `${STATE_COOKIE}: the login state, HttpOnly, 10 minutes`
+        }
       }
     }
   })
   api.app.get(`${WECHAT_BASE}/authorize`, async (c) => {
-    const settings = requireConfigured()
+    const app = appFor(c)
     const now = api.now()
     const state = token()
     const ticket = c.req.query('ticket')
@@ -151,7 +172,9 @@ export function registerWechatLogin(api: Api, config: Config): void {
       })
     }
     setCookie(c, STATE_COOKIE, state, { path: WECHAT_BASE, httpOnly: true, sameSite: 'Lax', secure, maxAge: STATE_TTL_MS / 1000 })
-    return c.redirect(qrconnectUrl(settings, callbackUrl, state), 302)
+    // The official account's code comes back marked, so the callback exchanges it with that app.
+    if (app.kind === 'mp') return c.redirect(mpAuthorizeUrl(app.settings, `${callbackUrl}?app=mp`, state), 302)
+    return c.redirect(qrconnectUrl(app.settings, callbackUrl, state), 302)
   })
 
   defineRoute(
@@ -206,7 +229,9 @@ export function registerWechatLogin(api: Api, config: Config): void {
     }
   })
   api.app.get(`${WECHAT_BASE}/callback`, async (c) => {
-    const settings = requireConfigured()
+    requireConfigured()
+    const settings = c.req.query('app') === 'mp' ? mp : oauth
+    if (!settings) throw new ApiError(40000001, NOT_CONFIGURED)
     const state = c.req.query('state') ?? ''
     const cookie = getCookie(c, STATE_COOKIE)
     deleteCookie(c, STATE_COOKIE, { path: WECHAT_BASE, secure })

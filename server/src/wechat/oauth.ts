@@ -33,6 +33,15 @@ const MESSAGES: Record<number, string> = {
   [-1]: '微信系统繁忙，请稍后重试'
 }
 
+/**
+ * Inside WeChat: the official account's web authorization (公众号网页授权), snsapi_userinfo — the
+ * page asks the user to allow, then comes back to `redirectUri` with `code` and `state`.
+ */
+export function mpAuthorizeUrl(s: OAuthSettings, redirectUri: string, state: string): string {
+  const q = new URLSearchParams({ appid: s.appId, redirect_uri: redirectUri, response_type: 'code', scope: 'snsapi_userinfo', state })
+  return `${s.openBase}/connect/oauth2/authorize?${q.toString()}#wechat_redirect`
+}
+
 /** The qrconnect URL the browser is sent to. */
 export function qrconnectUrl(s: OAuthSettings, redirectUri: string, state: string): string {
   const q = new URLSearchParams({ appid: s.appId, redirect_uri: redirectUri, response_type: 'code', scope: 'snsapi_login', state })

@@ -9,9 +9,17 @@ import type { AddressInfo } from 'node:net'
  * after a scan; `GET /sns/oauth2/access_token?appid&secret&code&grant_type=authorization_code` and
  * `GET /sns/userinfo?access_token&openid` answering JSON, `{errcode, errmsg}` on errors (40029
  * invalid code, 40163 code used, 40125 bad secret, 40013 bad appid, 40001 bad token).
+ *
+ * And an official account (公众号, `mpAppId`/`mpAppSecret`): `GET /connect/oauth2/authorize?appid&
+ * redirect_uri&response_type=code&scope=snsapi_userinfo|snsapi_base&state` (the web authorization
+ * inside WeChat) comes back at once with a code of that app. As in WeChat, one person has another
+ * openid in each app (`mpOpenid`, default `<openid>-mp`) and the same unionid; a code is exchanged
+ * only with the app that issued it.
  */
 export interface FakeUser {
   openid: string
+  /** The person's openid in the official account. */
+  mpOpenid?: string
   unionid?: string
   nickname: string
 }
@@ -20,12 +28,14 @@ export interface FakeWechatOAuth {
   url: string
   appId: string
   appSecret: string
+  mpAppId: string
+  mpAppSecret: string
   /** Who scans next. */
   user: FakeUser
   /** qrconnect redirects back at once (as if scanned and confirmed). */
   autoConfirm: boolean
   /** Issues a code for `user` as a scan would (tests call the callback with it). */
-  issueCode(user?: FakeUser): string
+  issueCode(user?: FakeUser, appId?: string): string
   /** The next access_token exchange answers this errcode. */
   failNextExchange(errcode: number): void
   hits: Record<string, number>
@@ -42,18 +52,20 @@ const ERRMSG: Record<number, string> = {
 }
 
 export async function startFakeWechatOAuth(options: { appId?: string; appSecret?: string } = {}): Promise<FakeWechatOAuth> {
-  const codes = new Map<string, { user: FakeUser; used: boolean }>()
-  const tokens = new Map<string, FakeUser>()
+  const codes = new Map<string, { user: FakeUser; appId: string; used: boolean }>()
+  const tokens = new Map<string, { user: FakeUser; openid: string }>()
   let nextError: number | undefined
   const fake: FakeWechatOAuth = {
     url: '',
     appId: options.appId ?? 'wx807d86fb6b3d4fd2',
     appSecret: options.appSecret ?? 'a4c0f4b5c6d7e8f9a0b1c2d3e4f5a6b7',
+    mpAppId: 'wx2421b1c4370ec43b',
+    mpAppSecret: 'b5d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5',
     user: { openid: 'o6_bmjrPTlm6_2sgVt7hMZOPfL2M', unionid: 'o6_bmasdasdsad6_2sgVt7hMZOPfL', nickname: '微信用户甲' },
     autoConfirm: true,
-    issueCode(user = fake.user) {
+    issueCode(user = fake.user, appId = fake.appId) {
       const code = randomBytes(16).toString('hex')
-      codes.set(code, { user: { ...user }, used: false })
+      codes.set(code, { user: { ...user }, appId, used: false })
       return code
     },
     failNextExchange(errcode) {
@@ -90,9 +102,27 @@ export async function startFakeWechatOAuth(options: { appId?: string; appSecret?
         `<!doctype html><title>微信登录</title><p>请使用微信扫描二维码登录（测试替身）</p><a id="confirm" href="${back.toString().replace(/&/g, '&amp;')}">模拟扫码确认</a>`
       )
     }
+    if (url.pathname === '/connect/oauth2/authorize') {
+      const scope = q.get('scope')
+      if (
+        q.get('appid') !== fake.mpAppId ||
+        q.get('response_type') !== 'code' ||
+        (scope !== 'snsapi_userinfo' && scope !== 'snsapi_base') ||
+        !q.get('redirect_uri')
+      ) {
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+        return res.end('<p>Oops! Something went wrong:(</p>')
+      }
+      const back = new URL(q.get('redirect_uri') ?? '')
+      back.searchParams.set('code', fake.issueCode(fake.user, fake.mpAppId))
+      back.searchParams.set('state', q.get('state') ?? '')
+      res.writeHead(302, { Location: back.toString() })
+      return res.end()
+    }
     if (url.pathname === '/sns/oauth2/access_token') {
-      if (q.get('appid') !== fake.appId) return error(res, 40013)
-      if (q.get('secret') !== fake.appSecret) return error(res, 40125)
+      const secret = { [fake.appId]: fake.appSecret, [fake.mpAppId]: fake.mpAppSecret }[q.get('appid') ?? '']
+      if (secret === undefined) return error(res, 40013)
+      if (q.get('secret') !== secret) return error(res, 40125)
       if (q.get('grant_type') !== 'authorization_code') return error(res, 40029)
       if (nextError !== undefined) {
         const e = nextError
@@ -100,26 +130,28 @@ export async function startFakeWechatOAuth(options: { appId?: string; appSecret?
         return error(res, e)
       }
       const entry = codes.get(q.get('code') ?? '')
-      if (!entry) return error(res, 40029)
+      if (!entry || entry.appId !== q.get('appid')) return error(res, 40029)
       if (entry.used) return error(res, 40163)
       entry.used = true
       const accessToken = randomBytes(24).toString('hex')
-      tokens.set(accessToken, entry.user)
+      const openid = entry.appId === fake.mpAppId ? (entry.user.mpOpenid ?? `${entry.user.openid}-mp`) : entry.user.openid
+      tokens.set(accessToken, { user: entry.user, openid })
       return json(res, {
         access_token: accessToken,
         expires_in: 7200,
         refresh_token: randomBytes(24).toString('hex'),
-        openid: entry.user.openid,
-        scope: 'snsapi_login',
+        openid,
+        scope: entry.appId === fake.mpAppId ? 'snsapi_userinfo' : 'snsapi_login',
         ...(entry.user.unionid ? { unionid: entry.user.unionid } : {})
       })
     }
     if (url.pathname === '/sns/userinfo') {
-      const user = tokens.get(q.get('access_token') ?? '')
-      if (!user) return error(res, 40001)
-      if (q.get('openid') !== user.openid) return error(res, 40003)
+      const token = tokens.get(q.get('access_token') ?? '')
+      if (!token) return error(res, 40001)
+      const { user, openid } = token
+      if (q.get('openid') !== openid) return error(res, 40003)
       return json(res, {
-        openid: user.openid,
+        openid,
         nickname: user.nickname,
         sex: 1,
         province: 'Guangdong',

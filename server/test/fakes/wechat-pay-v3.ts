@@ -2,6 +2,8 @@ import { createCipheriv, createSign, createVerify, generateKeyPairSync, type Key
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { PaymentSettings } from '../../src/config.js'
+import { chinaTime } from '../../src/modules/payments/wechat-crypto.js'
+import { makeCertificate } from './x509.js'
 
 /**
  * A fake WeChat Pay API v3 (direct merchant) on loopback. Keys are made here: the merchant's
@@ -9,6 +11,11 @@ import type { PaymentSettings } from '../../src/config.js'
  * header `WECHATPAY2-SHA256-RSA2048 mchid=…,nonce_str=…,signature=…,timestamp=…,serial_no=…`
  * over `METHOD\nURL\nTIMESTAMP\nNONCE\nBODY\n`) and the platform's (it signs every 2xx answer and
  * every notify over `TIMESTAMP\nNONCE\nBODY\n`; notify resources are AES-256-GCM with the APIv3 key).
+ *
+ * With `platform: 'certificates'` (a merchant that configured no WeChat Pay public key) it signs with
+ * a platform certificate instead and serves `GET /v3/certificates` as WeChat Pay does: each
+ * certificate encrypted AEAD_AES_256_GCM with the APIv3 key (associated data `certificate`), the
+ * answer signed by the current one; `rotate()` issues a new certificate that signs from then on.
  *
  * Orders: Native/H5/JSAPI create, query by out_trade_no, close, refund. `pay()` marks one paid and
  * `notify()` builds its notify (headers + body) for the test to deliver — in order, twice, late,
@@ -52,13 +59,32 @@ export interface FakeNotify {
 const MCHID = '1900009191'
 const APPID = 'wxd678efh567hg6787'
 
-export async function startFakeWechatPayV3(options: { now?: () => number } = {}) {
+/** What goes wrong with the next `GET /v3/certificates` answers (tests of the download's checks). */
+export type CertificateTrouble = 'none' | 'wrong-apiv3-key' | 'bad-signature' | 'serial-mismatch' | 'expired' | 'error'
+
+export async function startFakeWechatPayV3(options: { now?: () => number; platform?: 'public-key' | 'certificates' } = {}) {
   const now = options.now ?? Date.now
+  const mode = options.platform ?? 'public-key'
   const merchant = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const platform = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const apiV3Key = randomBytes(16).toString('hex')
   const serialNo = '5157F09EFDC096DE15EBE81A47057A7232F1B8E1'
-  const platformSerial = 'PUB_KEY_ID_0114232134912410000000000000'
+  const root = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const DAY = 86_400_000
+  /** The platform certificates WeChat Pay lists (certificates mode); the last one signs. */
+  const certificates: { serial: string; pem: string; key: KeyObject; notBefore: Date; notAfter: Date }[] = []
+  const issue = (key: { publicKey: KeyObject; privateKey: KeyObject }, at: number) => {
+    const serial = `${(certificates.length + 0x30).toString(16)}${randomBytes(19).toString('hex')}`.toUpperCase()
+    const notBefore = new Date(at - DAY)
+    const notAfter = new Date(at + 5 * 365 * DAY)
+    const pem = makeCertificate({ serial, subject: 'Tenpay.com', publicKey: key.publicKey, issuerKey: root.privateKey, notBefore, notAfter })
+    certificates.push({ serial, pem, key: key.privateKey, notBefore, notAfter })
+  }
+  // At start the test's clock may not run yet (a harness made per test): real time, as the harness's clock starts.
+  if (mode === 'certificates') issue(platform, Date.now())
+  let platformSerial = mode === 'certificates' ? (certificates[0]?.serial ?? '') : 'PUB_KEY_ID_0114232134912410000000000000'
+  let signingKey = platform.privateKey
+  let certificateTrouble: CertificateTrouble = 'none'
   const transactions = new Map<string, FakeTransaction>()
   const requests: { method: string; path: string; signOk: boolean; body: string }[] = []
   let seq = 0
@@ -81,7 +107,11 @@ export async function startFakeWechatPayV3(options: { now?: () => number } = {})
         'Wechatpay-Serial': platformSerial,
         'Wechatpay-Timestamp': ts,
         'Wechatpay-Nonce': nonce,
-        'Wechatpay-Signature': sign(platform.privateKey, [ts, nonce, body]),
+        'Wechatpay-Signature': sign(certificateTrouble === 'bad-signature' && /certificates/.test(res.req.url ?? '') ? root.privateKey : signingKey, [
+          ts,
+          nonce,
+          body
+        ]),
         'Wechatpay-Signature-Type': 'WECHATPAY2-SHA256-RSA2048'
       })
     }
@@ -131,6 +161,33 @@ export async function startFakeWechatPayV3(options: { now?: () => number } = {})
       const fault = faults.shift()
       if (fault) return answer(res, fault.status, { code: fault.code, message: '系统繁忙' })
       const url = new URL(path, 'http://x')
+      if (req.method === 'GET' && url.pathname === '/v3/certificates') {
+        // Merchants on the WeChat Pay public key have no platform certificates to download.
+        if (mode !== 'certificates') return answer(res, 404, { code: 'NOT_FOUND', message: '平台证书已停用，请使用微信支付公钥' })
+        if (certificateTrouble === 'error') return answer(res, 500, { code: 'SYSTEM_ERROR', message: '系统繁忙' })
+        const expired = certificateTrouble === 'expired'
+        return answer(res, 200, {
+          data: certificates.map((c) => ({
+            serial_no: certificateTrouble === 'serial-mismatch' ? `7${c.serial.slice(1)}` : c.serial,
+            effective_time: chinaTime(c.notBefore),
+            expire_time: chinaTime(c.notAfter),
+            encrypt_certificate: encrypt(
+              certificateTrouble === 'wrong-apiv3-key' ? randomBytes(16).toString('hex') : apiV3Key,
+              expired
+                ? makeCertificate({
+                    serial: c.serial,
+                    subject: 'Tenpay.com',
+                    publicKey: platform.publicKey,
+                    issuerKey: root.privateKey,
+                    notBefore: new Date(now() - 400 * DAY),
+                    notAfter: new Date(now() - DAY)
+                  })
+                : c.pem,
+              'certificate'
+            )
+          }))
+        })
+      }
       const create = /^\/v3\/pay\/transactions\/(native|h5|jsapi)$/.exec(url.pathname)
       if (req.method === 'POST' && create) {
         const p = JSON.parse(body) as Record<string, any>
@@ -198,12 +255,14 @@ export async function startFakeWechatPayV3(options: { now?: () => number } = {})
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
-  function encrypt(key: string, plain: string) {
+  /** AEAD_AES_256_GCM as WeChat Pay encrypts resources and certificates: a 12-character nonce, the tag after the ciphertext. */
+  function encrypt(key: string, plain: string, associatedData: 'transaction' | 'certificate' = 'transaction') {
     const nonce = randomBytes(6).toString('hex')
     const cipher = createCipheriv('aes-256-gcm', Buffer.from(key, 'utf8'), Buffer.from(nonce, 'utf8'))
-    cipher.setAAD(Buffer.from('transaction', 'utf8'))
+    cipher.setAAD(Buffer.from(associatedData, 'utf8'))
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()])
-    return { original_type: 'transaction', algorithm: 'AEAD_AES_256_GCM', ciphertext: data.toString('base64'), associated_data: 'transaction', nonce }
+    const encrypted = { algorithm: 'AEAD_AES_256_GCM', ciphertext: data.toString('base64'), associated_data: associatedData, nonce }
+    return associatedData === 'transaction' ? { original_type: 'transaction', ...encrypted } : encrypted
   }
 
   return {
@@ -215,6 +274,25 @@ export async function startFakeWechatPayV3(options: { now?: () => number } = {})
     platform,
     transactions,
     requests,
+    /** The platform certificates listed by GET /v3/certificates (certificates mode). */
+    certificates,
+    /** The serial answers and notifies carry now. */
+    get platformSerial() {
+      return platformSerial
+    },
+    /** What goes wrong with the next certificate downloads ('none' to stop). */
+    troubleCertificates(trouble: CertificateTrouble) {
+      certificateTrouble = trouble
+    },
+    /** A new platform certificate (and key) that signs every answer and notify from now on; the old one stays listed. */
+    rotate() {
+      const next = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      issue(next, now())
+      const current = certificates[certificates.length - 1]
+      platformSerial = current?.serial ?? platformSerial
+      signingKey = next.privateKey
+      return current
+    },
     /** The next requests answer `status` with `code` (after the signature check). */
     failNext(status: number, code: string, times = 1) {
       for (let i = 0; i < times; i++) faults.push({ status, code })
@@ -227,8 +305,9 @@ export async function startFakeWechatPayV3(options: { now?: () => number } = {})
         appId: APPID,
         serialNo,
         privateKey: merchant.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-        platformKey: platform.publicKey.export({ type: 'spki', format: 'pem' }) as string,
-        platformSerial,
+        // Certificates mode: no key configured, the provider downloads the platform certificates.
+        platformKey: mode === 'certificates' ? undefined : (platform.publicKey.export({ type: 'spki', format: 'pem' }) as string),
+        platformSerial: mode === 'certificates' ? undefined : platformSerial,
         apiV3Key,
         notifyUrl,
         timeoutMs: 5000
@@ -265,7 +344,7 @@ export async function startFakeWechatPayV3(options: { now?: () => number } = {})
           'Wechatpay-Serial': o.serial ?? platformSerial,
           'Wechatpay-Timestamp': ts,
           'Wechatpay-Nonce': nonce,
-          'Wechatpay-Signature': sign(o.signWith ?? platform.privateKey, [ts, nonce, body]),
+          'Wechatpay-Signature': sign(o.signWith ?? signingKey, [ts, nonce, body]),
           'Wechatpay-Signature-Type': 'WECHATPAY2-SHA256-RSA2048'
         },
         body: o.tamper ? o.tamper(body) : body

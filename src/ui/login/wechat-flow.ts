@@ -16,11 +16,12 @@ import { MD } from '../use-media'
 // A WeChat login that created an account without a phone asks for one: the change-phone flow titled 绑定手机号.
 
 // A redirect login (`?login=`) of a WeChat account without a phone carries an empty phone: bind one.
+// Not a partner's user (`via: 'partner'`, src/core/identify.ts): the partner vouches for them.
 if (typeof window !== 'undefined') {
   shared('ui.loginDialog.bindOnLogin', () => {
     window.addEventListener(EVENT_LOGIN, (event) => {
-      const detail = (event as CustomEvent<{ phone?: unknown } | null>).detail
-      if (detail && detail.phone === '') {
+      const detail = (event as CustomEvent<{ phone?: unknown; via?: unknown } | null>).detail
+      if (detail && detail.phone === '' && !detail.via) {
         $bindPhone.set(true)
         openLogin('modify-phone')
       }

@@ -41,7 +41,7 @@ function createPayments(deps: ModuleDeps, options: PaymentsOptions = {}): Paymen
     const d = options.providers.find((p) => p.name === 'demo')
     if (d && 'signNotify' in d) demo = d as DemoSigner
   } else {
-    if (settings.wechat) providers.set('wechat', createWechatV3Provider(settings.wechat, { now: deps.now }))
+    if (settings.wechat) providers.set('wechat', createWechatV3Provider(settings.wechat, { now: deps.now, logger: deps.logger }))
     if (settings.alipay) providers.set('alipay', createAlipayProvider(settings.alipay, { now: deps.now }))
     if (settings.demo) {
       demo = createDemoProvider({ key: uploadSecret(config), publicUrl: config.publicUrl, now: deps.now })

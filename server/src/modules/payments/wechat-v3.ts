@@ -1,41 +1,12 @@
-import { createDecipheriv, createPrivateKey, createPublicKey, createSign, createVerify, type KeyObject, randomBytes } from 'node:crypto'
+import { createPrivateKey, randomBytes } from 'node:crypto'
 import type { PaymentSettings } from '../../config.js'
+import type { Logger } from '../../logger.js'
 import { NOTIFY_WINDOW_S } from './demo.js'
 import { type NotifyResult, type PayProvider, ProviderError, type QueryResult, type RawNotify } from './provider.js'
+import { createCertificateStore, type PlatformKeys, type RawAnswer, staticPlatformKey } from './wechat-certificates.js'
+import { chinaTime, decryptResource, signV3, verifyV3 } from './wechat-crypto.js'
 
 type Settings = NonNullable<PaymentSettings['wechat']>
-
-/** `METHOD\nURL\nTIMESTAMP\nNONCE\nBODY\n`, signed SHA256-RSA with the merchant key (base64). */
-export function signV3(key: KeyObject | string, parts: string[]): string {
-  return createSign('RSA-SHA256')
-    .update(`${parts.join('\n')}\n`)
-    .sign(key, 'base64')
-}
-
-export function verifyV3(key: KeyObject | string, parts: string[], signature: string): boolean {
-  try {
-    return createVerify('RSA-SHA256')
-      .update(`${parts.join('\n')}\n`)
-      .verify(key, signature, 'base64')
-  } catch {
-    return false
-  }
-}
-
-/** AEAD_AES_256_GCM of a notify resource: the APIv3 key, the resource's nonce and associated data; the tag is the last 16 bytes. */
-export function decryptResource(apiV3Key: string, r: { ciphertext: string; nonce: string; associated_data?: string }): string {
-  const data = Buffer.from(r.ciphertext, 'base64')
-  if (data.length < 17) throw new Error('ciphertext too short')
-  const decipher = createDecipheriv('aes-256-gcm', Buffer.from(apiV3Key, 'utf8'), Buffer.from(r.nonce, 'utf8'))
-  decipher.setAuthTag(data.subarray(data.length - 16))
-  decipher.setAAD(Buffer.from(r.associated_data ?? '', 'utf8'))
-  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8')
-}
-
-/** 2026-01-02T10:34:56+08:00: the time format of WeChat Pay v3, in China time. */
-export function chinaTime(at: Date): string {
-  return `${new Date(at.getTime() + 8 * 3_600_000).toISOString().slice(0, 19)}+08:00`
-}
 
 /** The decrypted resource of a REFUND.* notify (it has no appid). */
 interface RefundResource {
@@ -63,15 +34,14 @@ const SCENE_PATHS = { native: 'native', h5: 'h5', jsapi: 'jsapi' } as const
  * WECHATPAY2-SHA256-RSA2048 with the merchant key, answers and notifies verified with the WeChat
  * Pay public key, notify resources decrypted with the APIv3 key.
  */
-export function createWechatV3Provider(settings: Settings, o: { now: () => number; fetch?: typeof fetch }): PayProvider {
+export function createWechatV3Provider(settings: Settings, o: { now: () => number; fetch?: typeof fetch; logger?: Logger }): PayProvider {
   const merchantKey = createPrivateKey(settings.privateKey)
-  const platformKey = createPublicKey(settings.platformKey)
   const doFetch = o.fetch ?? fetch
   const nonce = () => randomBytes(16).toString('hex')
   const seconds = () => String(Math.floor(o.now() / 1000))
 
-  /** One signed call; answers the status and the parsed body, after checking the answer's signature. */
-  async function call(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  /** One call signed with the merchant key; the raw answer, not verified yet. */
+  async function send(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<RawAnswer> {
     const body = payload === undefined ? '' : JSON.stringify(payload)
     const ts = seconds()
     const n = nonce()
@@ -89,15 +59,30 @@ export function createWechatV3Provider(settings: Settings, o: { now: () => numbe
       throw new ProviderError('wechat', 'NETWORK', `WeChat Pay unreachable: ${(error as Error).name}`)
     }
     const text = await res.text()
-    if (res.ok) {
+    return { status: res.status, header: (name) => res.headers.get(name) ?? undefined, text }
+  }
+
+  // The WeChat Pay public key when configured, else the platform certificates it serves (wechat-certificates.ts).
+  const platform: PlatformKeys =
+    settings.platformKey && settings.platformSerial
+      ? staticPlatformKey(settings.platformSerial, settings.platformKey)
+      : createCertificateStore({
+          apiV3Key: settings.apiV3Key,
+          now: o.now,
+          download: () => send('GET', '/v3/certificates'),
+          ...(o.logger ? { logger: o.logger } : {})
+        })
+
+  /** One signed call; answers the status and the parsed body, after checking the answer's signature. */
+  async function call(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await send(method, path, payload)
+    const { text } = res
+    if (res.status >= 200 && res.status < 300) {
       // A success answer without a valid signature is treated as forged.
+      const key = await platform.keyFor(res.header('wechatpay-serial') ?? '')
       const ok =
-        res.headers.get('wechatpay-serial') === settings.platformSerial &&
-        verifyV3(
-          platformKey,
-          [res.headers.get('wechatpay-timestamp') ?? '', res.headers.get('wechatpay-nonce') ?? '', text],
-          res.headers.get('wechatpay-signature') ?? ''
-        )
+        key !== undefined &&
+        verifyV3(key, [res.header('wechatpay-timestamp') ?? '', res.header('wechatpay-nonce') ?? '', text], res.header('wechatpay-signature') ?? '')
       if (!ok) throw new ProviderError('wechat', 'BAD_SIGNATURE', 'WeChat Pay answer signature is not valid')
     }
     let parsed: Record<string, unknown> = {}
@@ -114,16 +99,17 @@ export function createWechatV3Provider(settings: Settings, o: { now: () => numbe
   const fail = (r: { status: number; body: Record<string, unknown> }, what: string) =>
     new ProviderError('wechat', String(r.body.code ?? r.status), `${what}: ${String(r.body.code ?? r.status)} ${String(r.body.message ?? '').slice(0, 200)}`)
 
-  function verifyNotify(n: RawNotify): Promise<NotifyResult> {
-    const refuse = (reason: string) => Promise.resolve<NotifyResult>({ ok: false, reason })
+  async function verifyNotify(n: RawNotify): Promise<NotifyResult> {
+    const refuse = (reason: string): NotifyResult => ({ ok: false, reason })
     const ts = n.header('wechatpay-timestamp') ?? ''
     const nonceText = n.header('wechatpay-nonce') ?? ''
     const serial = n.header('wechatpay-serial') ?? ''
     const signature = n.header('wechatpay-signature') ?? ''
     if (!/^\d{1,12}$/.test(ts) || !nonceText || !signature) return refuse('missing Wechatpay headers')
-    if (serial !== settings.platformSerial) return refuse(`unknown Wechatpay-Serial ${serial.slice(0, 64)}`)
     if (Math.abs(o.now() / 1000 - Number(ts)) > NOTIFY_WINDOW_S) return refuse('Wechatpay-Timestamp outside the window')
-    if (!verifyV3(platformKey, [ts, nonceText, n.body], signature)) return refuse('bad Wechatpay-Signature')
+    const key = await platform.keyFor(serial)
+    if (!key) return refuse(`unknown Wechatpay-Serial ${serial.slice(0, 64)}`)
+    if (!verifyV3(key, [ts, nonceText, n.body], signature)) return refuse('bad Wechatpay-Signature')
     let event: { event_type?: string; resource?: { algorithm?: string; ciphertext?: string; nonce?: string; associated_data?: string } }
     let tx: Transaction
     try {
@@ -135,16 +121,16 @@ export function createWechatV3Provider(settings: Settings, o: { now: () => numbe
       return refuse('resource cannot be decrypted or read')
     }
     if (tx.mchid !== settings.mchId) return refuse(`mchid ${String(tx.mchid).slice(0, 32)} is not ours`)
-    if (event.event_type?.startsWith('REFUND.')) return Promise.resolve(readRefund(tx as RefundResource, event.event_type))
+    if (event.event_type?.startsWith('REFUND.')) return readRefund(tx as RefundResource, event.event_type)
     if (tx.appid !== settings.appId) return refuse(`appid ${String(tx.appid).slice(0, 32)} is not ours`)
     if (typeof tx.out_trade_no !== 'string' || !Number.isSafeInteger(tx.amount?.total)) return refuse('transaction without out_trade_no or amount')
-    return Promise.resolve({
+    return {
       ok: true,
       orderId: tx.out_trade_no,
       amountFen: tx.amount?.total as number,
       paid: event.event_type === 'TRANSACTION.SUCCESS' && tx.trade_state === 'SUCCESS',
       providerTradeNo: String(tx.transaction_id ?? '')
-    })
+    }
   }
 
   /** REFUND.SUCCESS / REFUND.ABNORMAL / REFUND.CLOSED: the refund's order, number and amount. */
