@@ -24,7 +24,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { ...shared, name: 'react', include: ['src/**/*.test.{ts,tsx}', 'tests/unit/**/*.test.{ts,tsx}'] }
+        test: { ...shared, name: 'react', include: ['src/**/*.test.{ts,tsx}', 'tests/unit/**/*.test.{ts,tsx}'] },
+        // examples/ import the npm package by name (tests/unit/next-app.test.tsx): its source here
+        resolve: { alias: [{ find: /^lingxi$/, replacement: new URL('./src/npm/index.ts', import.meta.url).pathname }] }
       },
       {
         extends: true,

@@ -49,7 +49,14 @@ const deferred = {
   ],
   // The host's entry page (/): no other route needs its rules (src/host/rest-css.ts brings them).
   // Every lazily loaded screen of the host and its notices (each imports src/host/rest-css.ts).
-  app: ['src/host/screens/entry.tsx', 'src/host/screens/share.tsx', 'src/host/screens/tool.tsx', 'src/host/screens/not-found.tsx', 'src/host/notice-views.tsx'],
+  app: [
+    'src/host/screens/entry.tsx',
+    'src/host/screens/share.tsx',
+    'src/host/screens/tool.tsx',
+    'src/host/screens/not-found.tsx',
+    'src/host/notice-views.tsx',
+    'src/host/announce.tsx'
+  ],
   // The header button shows alone; its menu, panel and theme control load when first used
   // (src/widgets/profile/profile.tsx, through deferred.ts).
   profile: ['src/widgets/profile/account-menu.tsx', 'src/widgets/profile/panel.tsx', 'src/widgets/profile/theme-picker.tsx']
@@ -174,7 +181,50 @@ async function sheet(files, { base = true, utilities = true } = {}) {
   // (`properties`, Tailwind's defaults for --tw-* variables) would rank above `utilities`
   // declared by the base sheet and reset every translate, shadow and ring.
   if (!base || !utilities) code = `${LAYER_ORDER}${code}`
-  return fixShadowProperties(code)
+  code = fixShadowProperties(code)
+  return base ? code : dropBaseDeclarations(code, await baseDeclarations())
+}
+
+/** The base sheet's theme variables and --tw-* defaults, as `layer|selector|declaration`. */
+let baseKnown
+async function baseDeclarations() {
+  baseKnown ??= new Set(declarations(await sheet([], { utilities: false })).map((d) => d.key))
+  return baseKnown
+}
+
+/** The declarations of the style rules directly in the `theme` and `properties` layers of `css`. */
+function declarations(css) {
+  return rules(css)
+    .filter((layer) => SHARED_LAYERS.includes(layerName(layer)) && layer.body !== null)
+    .flatMap((layer) =>
+      rules(layer.body)
+        .filter((r) => r.body !== null && !r.prelude.startsWith('@'))
+        .flatMap((r) => r.body.split(';').map((d) => ({ key: `${layerName(layer)}|${r.prelude}|${d}` })))
+    )
+}
+const SHARED_LAYERS = ['@layer theme', '@layer properties']
+/** A top-level rule's prelude without a comment before it (the base sheet's licence notice). */
+const layerName = (rule) => rule.prelude.replace(/\/\*[\s\S]*?\*\//g, '').trim()
+
+/**
+ * An element's sheet without the theme variables and --tw-* defaults the base sheet already sets
+ * on the same selectors with the same values: every shadow root adopts the base sheet first, so
+ * they were repeated in every element's chunk (≈ 0.3 KB gzip each).
+ */
+function dropBaseDeclarations(css, known) {
+  return rules(css)
+    .map((layer) => {
+      if (!SHARED_LAYERS.includes(layerName(layer)) || layer.body === null) return layer.text
+      const body = rules(layer.body)
+        .map((r) => {
+          if (r.body === null || r.prelude.startsWith('@')) return r.text
+          const kept = r.body.split(';').filter((d) => !known.has(`${layer.prelude}|${r.prelude}|${d}`))
+          return kept.length ? `${r.prelude}{${kept.join(';')}}` : ''
+        })
+        .join('')
+      return body ? `${layer.prelude}{${body}}` : ''
+    })
+    .join('')
 }
 
 /** The rules of a block's content (minified CSS): `{ text, prelude, body }`, body null for a statement. */

@@ -55,6 +55,20 @@ function writeHostPreloads({ screens, chunks }) {
 
 rmSync(join(root, 'dist/cdn'), { recursive: true, force: true })
 rmSync(join(root, 'dist/site'), { recursive: true, force: true })
+/**
+ * Marks the npm entry as client code for React Server Components (Next.js App Router): its
+ * components use effects and shadow roots. A directive must be the file's first statement, which
+ * a bundler's banner is not guaranteed to stay; the map gains the line it moved down by.
+ */
+function useClient(file) {
+  const code = readFileSync(file, 'utf8')
+  if (code.startsWith("'use client'")) return
+  writeFileSync(file, `'use client';\n${code}`)
+  const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'))
+  map.mappings = `;${map.mappings}`
+  writeFileSync(`${file}.map`, JSON.stringify(map))
+}
+
 step('css', () => run('npm run -s css'))
 step('cdn + site', () => {
   run('npx rollup -c --silent', { NODE_ENV: 'production' })
@@ -78,6 +92,10 @@ step('manifest', () => {
   run('node scripts/tools.mjs')
 })
 // `--no-npm` (npm start): everything the site serves, without the npm package it does not serve
-if (!process.argv.includes('--no-npm')) step('npm', () => run('npx tsup --silent'))
+if (!process.argv.includes('--no-npm'))
+  step('npm', () => {
+    run('npx tsup --silent')
+    useClient(join(root, 'dist/npm/index.js'))
+  })
 step('server', () => run('npm run -s -w server build'))
 writeFileSync(join(root, 'dist/.stamp'), new Date().toISOString())

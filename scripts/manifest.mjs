@@ -16,6 +16,25 @@ const THEME = {
   description: '配色：dark（默认）、light，或 auto 跟随系统（prefers-color-scheme）。不设时继承页面的配色变量，否则为深色。'
 }
 
+/**
+ * The CSS custom properties every element reads (src/styles/lingxi.css @theme): a partner's
+ * overrides of the theme's values, set on the element or any ancestor (`lingxi-chat { --lingxi-primary: #1677ff }`).
+ */
+const THEME_PROPERTIES = [
+  ['--lingxi-primary', 'Accent colour: buttons, links, focus rings (dark #fbab00, light #864700).'],
+  ['--lingxi-primary-ink', 'Text on the accent colour (dark #17181c, light #fff).'],
+  ['--lingxi-bg', 'Background of the element (dark #17181c, light #f4f5f7).'],
+  ['--lingxi-surface', 'Cards, panels and fields (dark #202228, light #fff).'],
+  ['--lingxi-raised', 'Hovered and raised surfaces (dark #2a2c33, light #eef0f3).'],
+  ['--lingxi-border', 'Borders and dividers (dark #33363f, light #d9dce2).'],
+  ['--lingxi-text', 'Text colour (dark #e9e9ec, light #1c1d21).'],
+  ['--lingxi-muted', 'Secondary text (dark #9a9ca6, light #60636d).'],
+  ['--lingxi-danger', 'Errors and destructive actions (dark #f5595b, light #c4261b).'],
+  ['--lingxi-success', 'Success states (dark #3fc487, light #096538).'],
+  ['--lingxi-font', 'Font family (default the system UI font with PingFang SC / Microsoft YaHei).'],
+  ['--lingxi-radius', 'Corner radius of cards (default 12px).']
+].map(([name, description]) => ({ name, description }))
+
 /** Every element's read-only `session` (src/ui/define.ts) and the page-wide events each one also hears (src/core/emit.ts `announce`). */
 const SESSION = {
   kind: 'field',
@@ -23,6 +42,14 @@ const SESSION = {
   readonly: true,
   type: { text: '{ accountId: string; phone: string; nickName: string; avatarUrl: string } | null' },
   description: '当前登录的用户（手机号按服务端对本页面的规则显示，合作方页面为 138****5678），未登录为 null。刷新后恢复的登录也能读到。'
+}
+/** Every element's `identify(assertion)` (src/ui/define.ts, src/core/identify.ts): partner single sign-on. */
+const IDENTIFY = {
+  kind: 'method',
+  name: 'identify',
+  parameters: [{ name: 'assertion', type: { text: 'string' }, description: 'The JWT (HS256) the partner’s backend signed (README, 合作方单点登录).' }],
+  return: { type: { text: 'Promise<{ accountId: string; phone: string; nickName: string; avatarUrl: string } | null>' } },
+  description: '合作方单点登录：用合作方后端签发的身份断言登录本页面的所有灵犀组件（无需短信验证码），成功后触发 lingxi-login；断言无效时以服务端的原因拒绝。'
 }
 const PAGE_EVENTS = [
   { name: 'lingxi-ready', description: 'The loader ran the queued calls (also on document and window).' },
@@ -72,9 +99,13 @@ function docOf(entry) {
   // `theme` is every element's, read by the shared stylesheet (:host([theme=…]), docs/decisions/0018-themes.md): an attribute, no property
   const attributes = [...own, THEME]
   const methods = tagged('method').map((m) => ({ kind: 'method', name: m.name, description: m.description }))
-  for (const m of methods) if (!new RegExp(`\\b${m.name}\\(\\)\\s*\\{`).test(registration)) throw new Error(`${entry}: @method ${m.name} is not registered`)
+  for (const m of methods)
+    if (!new RegExp(`\\b${m.name}\\([^)]*\\)\\s*\\{`).test(registration)) throw new Error(`${entry}: @method ${m.name} is not registered`)
   const events = [...tagged('event').map((e) => ({ ...e, type: { text: 'CustomEvent' } })), ...PAGE_EVENTS]
-  return { summary, events, cssParts: tagged('csspart'), cssProperties: tagged('cssproperty'), attributes, members: [...fields, SESSION, ...methods] }
+  // An element's own @cssproperty lines come first and win over the shared description.
+  const own_ = tagged('cssproperty')
+  const cssProperties = [...own_, ...THEME_PROPERTIES.filter((p) => !own_.some((o) => o.name === p.name))]
+  return { summary, events, cssParts: tagged('csspart'), cssProperties, attributes, members: [...fields, SESSION, IDENTIFY, ...methods] }
 }
 
 const manifest = {

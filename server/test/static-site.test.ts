@@ -11,6 +11,7 @@ function buildDist(): string {
   const files: Record<string, string> = {
     'cdn/loader.js': 'console.log("loader")',
     'cdn/chat-3f9a2b7c.js': `export const chat = ${JSON.stringify('x'.repeat(4000))}`,
+    'cdn/chat-3f9a2b7c.js.map': '{"version":3,"sources":[],"mappings":""}',
     'site/index.html': '<!doctype html><title>灵犀</title><div id="app"></div>',
     'site/license.html': '<!doctype html><title>服务条款</title>',
     'site/favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg"></svg>',
@@ -30,6 +31,12 @@ const ctx = useHarness({ staticRoot: dist })
 const get = (path: string, headers: Record<string, string> = {}) => ctx.h.app.request(path, { headers })
 
 describe('static site', () => {
+  it('names a script map in a SourceMap header (the scripts carry no sourceMappingURL line), only when there is one', async () => {
+    expect((await get('/cdn/chat-3f9a2b7c.js')).headers.get('sourcemap')).toBe('chat-3f9a2b7c.js.map')
+    expect((await get('/cdn/loader.js')).headers.get('sourcemap')).toBeNull()
+    expect((await get('/cdn/chat-3f9a2b7c.js.map')).headers.get('sourcemap')).toBeNull()
+  })
+
   it('serves CDN chunks: hashed ones cached for a year, the loader revalidated, both open to any origin', async () => {
     const chunk = await get('/cdn/chat-3f9a2b7c.js')
     expect(chunk.status).toBe(200)

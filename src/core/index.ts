@@ -36,6 +36,8 @@ export {
   startSession,
   type CodeLoginInput
 } from './auth'
+/** Partner single sign-on: logs the partner's user in with the assertion its backend signed (README, 合作方单点登录). */
+export { identify } from './identify'
 
 /**
  * Permissions: the menu of the tools the person may use (the default menu when logged out), the

@@ -19,6 +19,8 @@ const ToolScreen = lazy(() => import('./screens/tool'))
 const NotFoundScreen = lazy(() => import('./screens/not-found'))
 const ShareScreen = lazy(() => import('./screens/share'))
 const Notices = lazy(() => import('./notice-views'))
+// The operator's announcements: asked for 3 s after the first screen, never in its way (announce.tsx).
+const Announcements = lazy(() => import('./announce'))
 
 /** Calls `load` once; later calls get the same promise. */
 function once<T>(load: () => Promise<T>): () => Promise<T> {
@@ -127,6 +129,8 @@ export function App(_: ElementProps) {
   // Unknown paths land on /chat; a signed-in person only sees what their permissions allow, and is
   // told why when sent elsewhere (the notice stays until they leave the page they were sent to).
   const [refused, setRefused] = useState<Refused | null>(null)
+  const [idle, setIdle] = useState(false)
+  useEffect(() => void setTimeout(setIdle, 3000, true), [])
   useEffect(() => {
     if (!route) return navigate('/chat', true)
     // a visitor on a tool only signed-in people have (the order platforms): the tool shows, with why and a login
@@ -288,6 +292,11 @@ export function App(_: ElementProps) {
         <div ref={barBox} className="fixed inset-x-2 z-30 bottom-[calc(56px+env(safe-area-inset-bottom))]">
           {bar}
         </div>
+      )}
+      {idle && (
+        <Suspense fallback={null}>
+          <Announcements />
+        </Suspense>
       )}
       <lingxi-login />
     </div>

@@ -19,6 +19,10 @@ type Lingxi = ((...args: unknown[]) => Promise<unknown>) & {
   load?: (root: string | ParentNode) => Promise<unknown>
   /** `lingxi.session()`: resolves who is logged in (`lingxi('session')`). */
   session?: () => Promise<unknown>
+  /** `lingxi.chat.open()`…: the page's chat (README, "Programmatic control"). */
+  chat?: Record<string, (arg?: unknown) => Promise<unknown>>
+  /** `lingxi.identify(assertion)`: logs a partner's user in with the assertion its backend signed (`lingxi('identify', assertion)`). */
+  identify?: (assertion: string) => Promise<unknown>
   version?: string
 }
 
@@ -124,7 +128,10 @@ const queued: Command[] = Array.from(previous?.q ?? [], (args) => Array.from(arg
 
 const lingxi: Lingxi = (...args) => run(args as Command)
 lingxi.load = load
-lingxi.session = () => run(['session'])
+// `lingxi.chat.send(text)` … = `lingxi('send', text)` (commands.ts, but open and close).
+lingxi.chat = new Proxy({} as NonNullable<Lingxi['chat']>, { get: (_, name) => (arg?: unknown) => run([name as string, arg]) })
+// `lingxi.session()` (who is logged in) and `lingxi.identify(assertion)` (partner single sign-on), in the commands chunk.
+for (const name of ['session', 'identify'] as const) lingxi[name] = (arg?: unknown) => run([name, arg])
 lingxi.version = '1'
 lingxi.ready = (async () => {
   for (const cmd of queued) await run(cmd)
@@ -136,6 +143,8 @@ lingxi.ready = (async () => {
 ;(window as unknown as { lingxi: Lingxi }).lingxi = lingxi
 
 load()
+// `data-chat="bubble"`: the commands chunk adds that chat, the other data-* as its attributes.
+if (data.chat) run(['add', { ...data }])
 new MutationObserver((records) => {
   for (const r of records)
     r.addedNodes.forEach((n) => {

@@ -78,7 +78,8 @@ export function npmSource(tools: readonly Tool[], docs: Record<string, string> =
   for (const c of components) {
     lines.push('')
     if (docs[c.name]) lines.push(`/** ${docs[c.name]} */`)
-    lines.push(`export const ${c.name} = withShadow(${c.name}Component, '${c.shadow}')`)
+    // Pure: a bundle that imports one component drops the others (issue 16).
+    lines.push(`export const ${c.name} = /* @__PURE__ */ withShadow(${c.name}Component, '${c.shadow}')`)
   }
   return `${lines.join('\n')}\n`
 }

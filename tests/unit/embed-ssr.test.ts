@@ -1,5 +1,5 @@
 // @vitest-environment node
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createElement as h } from 'react'
@@ -61,6 +61,57 @@ describe('the npm package without a DOM', () => {
   })
 })
 
+describe('tree-shaking of the npm entry (issue 16)', () => {
+  /**
+   * An app's bundle (minified, split like an app's) exporting `names` from the package: the text of
+   * what a browser loads with it — the entry and its static imports, not the lazy chunks (a
+   * widget's views, loaded when shown).
+   */
+  async function app(names: string): Promise<string[]> {
+    const { build } = await import('esbuild')
+    const result = await build({
+      metafile: true,
+      stdin: { contents: `export { ${names} } from ${JSON.stringify(join(out, 'index.js'))}`, resolveDir: root, loader: 'js' },
+      bundle: true,
+      splitting: true,
+      outdir: join(out, '.app'),
+      write: false,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      packages: 'external',
+      logLevel: 'silent'
+    })
+    const outputs = result.metafile!.outputs
+    const entry = Object.keys(outputs).find((k) => outputs[k]!.entryPoint === '<stdin>')!
+    const loaded = new Set<string>()
+    const visit = (file: string) => {
+      if (loaded.has(file)) return
+      loaded.add(file)
+      for (const i of outputs[file]!.imports) if (i.kind === 'import-statement' && !i.external) visit(i.path)
+    }
+    visit(entry)
+    return result.outputFiles.filter((f) => [...loaded].some((k) => f.path.endsWith(k))).map((f) => f.text)
+  }
+  const gzip = async (texts: string[]) => {
+    const { gzipSync } = await import('node:zlib')
+    return texts.reduce((n, t) => n + gzipSync(t).length, 0)
+  }
+
+  it('ships only the chat for `import { Chat }`: none of the other widgets, well under half of everything', async () => {
+    const chat = await app('Chat')
+    const all = await app('Chat, Painting, Music, Admin, Orders, HotNews, UserCenter, ImageHost, Roles')
+    // Strings of the image-host and hot-news code (esbuild writes other text as \\u escapes).
+    const markers = ['upload-job', 'stale-notice']
+    const has = (files: string[]) => markers.filter((m) => files.some((f) => f.includes(m)))
+    expect(has(all)).toEqual(markers)
+    expect(has(chat)).toEqual([])
+    const [chatBytes, allBytes] = [await gzip(chat), await gzip(all)]
+    console.info(`npm bundle, gzip: { Chat } ${chatBytes} B, every widget ${allBytes} B`)
+    expect(chatBytes).toBeLessThan(allBytes / 2)
+  }, 60_000)
+})
+
 describe('the package manifest', () => {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
@@ -71,8 +122,26 @@ describe('the package manifest', () => {
     expect(pkg.exports['./core']).toMatchObject({ types: './dist/npm/core.d.ts', import: './dist/npm/core.js' })
     expect(pkg.exports['./custom-elements.json']).toBe('./dist/cdn/custom-elements.json')
     expect(pkg.types).toBe('./dist/npm/index.d.ts')
-    expect(pkg.peerDependencies).toEqual({ react: '^18.0.0 || ^19.0.0', 'react-dom': '^18.0.0 || ^19.0.0' })
+    expect(pkg.peerDependencies).toMatchObject({ react: '^18.0.0 || ^19.0.0', 'react-dom': '^18.0.0 || ^19.0.0' })
     expect(pkg.dependencies.react).toBeUndefined()
+  })
+
+  it('leaves maths and diagrams to optional peers, loaded only by a reply that needs them (issue 16)', () => {
+    // `npm install lingxi` does not pull mermaid (89 MB) and KaTeX for a chat bubble: an app that
+    // wants them installs them; without them a formula or diagram shows as its source.
+    for (const name of ['katex', 'mermaid']) {
+      expect(pkg.dependencies[name], name).toBeUndefined()
+      expect(pkg.peerDependencies[name], name).toBeTruthy()
+      expect(pkg.peerDependenciesMeta[name], name).toEqual({ optional: true })
+      // the repository itself builds the CDN bundles with them
+      expect(pkg.devDependencies[name], name).toBe(pkg.peerDependencies[name])
+    }
+    const chunks = readdirSync(out).filter((f) => f.endsWith('.js'))
+    const importers = (name: string) => chunks.filter((f) => new RegExp(`from ['"]${name}[/'"]`).test(readFileSync(join(out, f), 'utf8')))
+    // imported by their own lazy chunks only, never by the entry
+    expect(importers('katex').length).toBeGreaterThan(0)
+    expect(importers('mermaid').length).toBeGreaterThan(0)
+    expect([...importers('katex'), ...importers('mermaid')]).not.toContain('index.js')
   })
 
   it('marks the CDN bundles (they define elements) as having side effects, and the npm build as free of them', () => {

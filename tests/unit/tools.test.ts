@@ -58,7 +58,7 @@ describe('a tool added from its manifest alone', () => {
     const source = npmSource(list)
     expect(source).toContain("import { Throwaway as ThrowawayComponent } from '../widgets/throwaway'")
     expect(source).toContain("export * from '../widgets/throwaway'")
-    expect(source).toContain("export const Throwaway = withShadow(ThrowawayComponent, 'throwaway')")
+    expect(source).toContain("export const Throwaway = /* @__PURE__ */ withShadow(ThrowawayComponent, 'throwaway')")
   })
 
   it('gets its menu entry once the server grants its code, and its menu rules', () => {

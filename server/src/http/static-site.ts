@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { join, resolve, sep } from 'node:path'
+import { basename, join, resolve, sep } from 'node:path'
 import { Readable } from 'node:stream'
 import type { Context, MiddlewareHandler } from 'hono'
 import { getMimeType } from 'hono/utils/mime'
@@ -59,10 +59,14 @@ export function staticSite(staticRoot: string): MiddlewareHandler {
     if (path.startsWith('/cdn/')) {
       const file = await fileAt(cdnRoot, path.slice('/cdn'.length))
       if (!file) return next()
+      // The build leaves the `//# sourceMappingURL` line out of its scripts (bytes every partner
+      // page would download): developer tools find a script's map through this header instead.
+      const map = file.path.endsWith('.js') && (await fileAt(cdnRoot, `${path.slice('/cdn'.length)}.map`))
       return send(c, file, {
         'Cache-Control': HASHED.test(file.path) ? IMMUTABLE : 'no-cache',
         // Module scripts are fetched in CORS mode; these files are public and carry no credentials.
-        'Access-Control-Allow-Origin': '*'
+        'Access-Control-Allow-Origin': '*',
+        ...(map ? { SourceMap: `${basename(file.path)}.map` } : {})
       })
     }
 

@@ -53,10 +53,10 @@ describe('<lingxi-chat mode="bubble">', () => {
     launcher().click()
     await vi.waitFor(() => expect(el.hasAttribute('open')).toBe(true))
     expect(el.open).toBe(true)
-    expect(launcher().getAttribute('aria-expanded')).toBe('true')
+    await vi.waitFor(() => expect(launcher().getAttribute('aria-expanded')).toBe('true'))
     await vi.waitFor(() => expect(panel().textContent).toContain('登录后开始对话'))
     expect(panel().querySelector('h2')!.textContent).toBe('灵犀 AI')
-    expect(events).toEqual(['lingxi-open:true:true'])
+    await vi.waitFor(() => expect(events).toEqual(['lingxi-open:true:true']))
   })
 
   it('Esc in the panel closes it, announces lingxi-close and gives the focus back to the launcher', async () => {
@@ -65,8 +65,7 @@ describe('<lingxi-chat mode="bubble">', () => {
     panel().querySelector<HTMLButtonElement>('button')!.focus()
     panel().dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
     await vi.waitFor(() => expect(el.hasAttribute('open')).toBe(false))
-    expect(el.shadowRoot!.activeElement).toBe(launcher())
-    // announced from the effect that follows the render: it may come a little after
+    await vi.waitFor(() => expect(el.shadowRoot!.activeElement).toBe(launcher()))
     await vi.waitFor(() => expect(events).toEqual(['lingxi-open:true:true', 'lingxi-close:true:true']))
   })
 
@@ -84,7 +83,6 @@ describe('<lingxi-chat mode="bubble">', () => {
     expect(el.hasAttribute('open')).toBe(false)
     el.hide()
     await vi.waitFor(() => expect(launcher().getAttribute('aria-expanded')).toBe('false'))
-    // announced from the effect that follows the render: it may come a little after
     await vi.waitFor(() => expect(events).toEqual(['lingxi-open:true:true', 'lingxi-close:true:true', 'lingxi-open:true:true', 'lingxi-close:true:true']))
   })
 
@@ -115,10 +113,67 @@ describe('<lingxi-chat mode="bubble">', () => {
     const { el, root } = mount({ position: 'bottom-left', color: '#1677ff' })
     await vi.waitFor(() => expect(root.querySelector('[part=dock]')).not.toBeNull())
     const dock = root.querySelector<HTMLElement>('[part=dock]')!
-    expect(dock.className).toContain('left-5')
+    expect(dock.className).toContain('left-[var(--lx-x,20px)]')
     expect(dock.style.getPropertyValue('--color-primary')).toBe('#1677ff')
     el.setAttribute('position', 'bottom-right')
-    await vi.waitFor(() => expect(root.querySelector<HTMLElement>('[part=dock]')!.className).toContain('right-5'))
+    await vi.waitFor(() => expect(root.querySelector<HTMLElement>('[part=dock]')!.className).toContain('right-[var(--lx-x,20px)]'))
+    el.setAttribute('position', 'left')
+    await vi.waitFor(() => expect(root.querySelector<HTMLElement>('[part=dock]')!.className).toContain('left-[var(--lx-x,20px)]'))
+  })
+
+  it('moves the launcher and the panel by `offset` (one value for both sides, or side and bottom)', async () => {
+    const { el, root, panel } = mount({ offset: '24' })
+    await vi.waitFor(() => expect(root.querySelector('[part=dock]')).not.toBeNull())
+    const dock = () => root.querySelector<HTMLElement>('[part=dock]')!
+    expect([dock().style.getPropertyValue('--lx-x'), dock().style.getPropertyValue('--lx-y')]).toEqual(['24px', '24px'])
+    el.offset = '16px 96'
+    await vi.waitFor(() => expect(dock().style.getPropertyValue('--lx-y')).toBe('96px'))
+    expect(dock().style.getPropertyValue('--lx-x')).toBe('16px')
+    expect(panel().style.getPropertyValue('--lx-y')).toBe('96px')
+    el.removeAttribute('offset')
+    await vi.waitFor(() => expect(dock().style.getPropertyValue('--lx-y')).toBe(''))
+  })
+
+  it('shows `icon` on the closed launcher', async () => {
+    const { root, launcher } = mount({ icon: 'https://cdn.example.com/bot.png' })
+    await vi.waitFor(() => expect(launcher()).not.toBeNull())
+    expect(launcher().querySelector('img')?.getAttribute('src')).toBe('https://cdn.example.com/bot.png')
+    expect(root.querySelector('[part=launcher] img')?.getAttribute('alt')).toBe('')
+  })
+
+  it('counts replies finished while closed on the launcher (badge, accessible name); opening clears it', async () => {
+    const { el, root, launcher } = mount({ label: '问问客服' })
+    await vi.waitFor(() => expect(launcher()).not.toBeNull())
+    const reply = () => el.dispatchEvent(new CustomEvent('lingxi-message', { detail: { topicId: 't', messageId: 'm', content: '好' } }))
+    reply()
+    reply()
+    await vi.waitFor(() => expect(root.querySelector('[part=badge]')?.textContent).toBe('2'))
+    expect(launcher().getAttribute('aria-label')).toBe('问问客服 · 2 条新回复')
+    el.show()
+    await vi.waitFor(() => expect(root.querySelector('[part=badge]')).toBeNull())
+    expect(launcher().getAttribute('aria-label')).toBe('问问客服')
+    reply() // while open: nothing to count
+    el.hide()
+    await flush()
+    expect(root.querySelector('[part=badge]')).toBeNull()
+  })
+
+  it('send() and prefill() open the panel and leave the request for the conversation', async () => {
+    const { el } = mount()
+    el.prefill('草稿')
+    await vi.waitFor(() => expect(el.open).toBe(true))
+    expect(el.request).toEqual({ prefill: '草稿' })
+    el.hide()
+    el.send('你好')
+    await vi.waitFor(() => expect(el.open).toBe(true))
+    expect(el.request).toEqual({ send: '你好' })
+  })
+
+  it('destroy() removes the element', async () => {
+    const { el, launcher } = mount()
+    await vi.waitFor(() => expect(launcher()).not.toBeNull())
+    el.destroy()
+    expect(el.isConnected).toBe(false)
   })
 
   it('keeps a property set before the element was defined', async () => {

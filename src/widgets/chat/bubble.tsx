@@ -1,18 +1,22 @@
 import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react'
 import { useEffectEvent } from '../../ui/use-effect-event'
-import { emitFrom, EVENT_CLOSE, EVENT_COMMAND, EVENT_OPEN } from './events'
+import { emitFrom, EVENT_CLOSE, EVENT_COMMAND, EVENT_MESSAGE, EVENT_OPEN } from './events'
 import { Glyph } from './glyphs'
+import { t } from './i18n'
 
 /** localStorage: the greeting text the visitor has seen (a new text shows again). */
 const GREETING_SEEN_KEY = 'lingxi-greeting-seen'
-const DEFAULT_LABEL = '打开灵犀 AI 对话'
 
 export interface BubbleProps {
   container?: ShadowRoot
   /** Open state asked by the page (the element's `open` attribute or the React prop). */
   open?: boolean
-  /** `bottom-right` (default) or `bottom-left`. */
+  /** `bottom-right` (default) or `bottom-left` (also `right` / `left`). */
   position?: string
+  /** Distance from the corner in px: `24` (both) or `24 96` (side, bottom). */
+  offset?: string
+  /** The launcher's image (a URL) instead of the chat glyph. */
+  icon?: string
   /** The launcher's colour (any CSS colour); also the accent inside the panel. */
   color?: string
   /** A short text shown once beside the launcher until dismissed or opened. */
@@ -63,24 +67,15 @@ function writeSeen(text: string) {
   }
 }
 
-/** Dark or light ink for text on `rgb(...)`, by relative luminance; undefined when unknown. */
-function inkOn(rgb: string): string | undefined {
-  const m = /rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)/.exec(rgb)
-  if (!m) return undefined
-  const [r, g, b] = [m[1], m[2], m[3]].map((v) => {
-    const c = Number(v) / 255
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
-  }) as [number, number, number]
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.4 ? '#17181c' : '#ffffff'
-}
-
 /**
  * The floating launcher and its chat panel: 400×640 beside the launcher's corner from 640 px up,
  * full screen below. Esc or the close button closes it and focus returns to the launcher. The
  * open state is reflected on the host (`open` attribute) and announced with lingxi-open/close.
  */
-export function Bubble({ container, open, position, color, greeting, label, onOpenChange, onPrefetch, children }: BubbleProps) {
+export function Bubble({ container, open, position, offset, icon, color, greeting, label, onOpenChange, onPrefetch, children }: BubbleProps) {
   const [isOpen, setOpen] = useState(!!open)
+  /** Replies that finished while the panel was closed (the launcher's badge). */
+  const [unread, setUnread] = useState(0)
   const [opened, setOpened] = useState(!!open)
   const [greet, setGreet] = useState(false)
   const [ink, setInk] = useState<string | undefined>(undefined)
@@ -88,7 +83,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
   const panel = useRef<HTMLDivElement>(null)
   const launcher = useRef<HTMLButtonElement>(null)
   const announced = useRef(false)
-  const left = position === 'bottom-left'
+  const left = position?.endsWith('left')
 
   // The page set `open` (attribute, property, show()/hide(), lingxi('open'), or the React prop).
   useEffect(() => setOpen(!!open), [open])
@@ -116,13 +111,22 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
     if (greeting && readSeen() !== greeting) setGreet(true)
   }, [greeting])
 
+  // A reply finished (lingxi-message from this element) while closed: one more on the badge.
+  const count = useEffectEvent(() => isOpen || setUnread((n) => n + 1))
+  useEffect(() => {
+    const host = container?.host
+    host?.addEventListener(EVENT_MESSAGE, count)
+    return () => host?.removeEventListener(EVENT_MESSAGE, count)
+  }, [container])
+
   useLayoutEffect(() => {
     if (dock.current) raise(dock.current)
   }, [])
 
   useLayoutEffect(() => {
     const el = launcher.current
-    setInk(color && el ? inkOn(getComputedStyle(el).backgroundColor) : undefined)
+    if (!color || !el) return setInk(undefined)
+    void import('./ink').then((m) => setInk(m.inkOn(getComputedStyle(el).backgroundColor)))
   }, [color])
 
   // On opening and closing only: raising the panel again later would put it above the login dialog.
@@ -131,6 +135,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
     if (!el) return
     if (isOpen) {
       setOpened(true)
+      setUnread(0)
       if (greeting) dismissGreeting()
       // Last into the top layer, so above everything but what opens later (the login dialog, toasts).
       raise(el)
@@ -168,8 +173,13 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
     close()
   }
 
-  const accent = (color ? { '--color-primary': color, ...(ink ? { '--color-primary-ink': ink } : {}) } : undefined) as CSSProperties | undefined
-  const name = label || DEFAULT_LABEL
+  const [x, y = x] =
+    offset
+      ?.trim()
+      .split(/[\s,]+/)
+      .map((v) => `${parseFloat(v)}px`) ?? []
+  const accent = { '--lx-x': x, '--lx-y': y, ...(color && { '--color-primary': color, '--color-primary-ink': ink }) } as CSSProperties
+  const name = label || t('打开灵犀 AI 对话')
   return (
     <>
       <div
@@ -177,7 +187,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
         popover="manual"
         part="dock"
         style={accent}
-        className={`fixed inset-auto bottom-5 ${left ? 'left-5 flex-row-reverse' : 'right-5'} m-0 p-0 border-0 bg-transparent overflow-visible z-[2147483647] flex items-center gap-3 pointer-events-none`}
+        className={`fixed inset-auto bottom-[var(--lx-y,20px)] ${left ? 'left-[var(--lx-x,20px)] flex-row-reverse' : 'right-[var(--lx-x,20px)]'} m-0 p-0 border-0 bg-transparent overflow-visible z-[2147483647] flex items-center gap-3 pointer-events-none`}
       >
         {greet && !isOpen && (
           <div
@@ -190,8 +200,8 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
             </button>
             <button
               type="button"
-              aria-label="关闭提示"
-              title="关闭提示"
+              aria-label={t('关闭提示')}
+              title={t('关闭提示')}
               onClick={dismissGreeting}
               className="absolute right-1.5 top-1.5 size-6 grid place-items-center rounded-full text-muted hover:text-ink hover:bg-raised"
             >
@@ -203,7 +213,7 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
           ref={launcher}
           type="button"
           part="launcher"
-          aria-label={name}
+          aria-label={unread ? `${name} · ${unread} ${t('条新回复')}` : name}
           title={name}
           aria-expanded={isOpen}
           aria-controls="lingxi-chat-panel"
@@ -211,9 +221,24 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
           onKeyDown={handleKeyDown}
           onPointerEnter={onPrefetch}
           onFocus={onPrefetch}
-          className="pointer-events-auto size-14 shrink-0 grid place-items-center rounded-full bg-primary text-primary-ink shadow-[0_8px_24px_rgba(0,0,0,0.35)] transition-transform hover:scale-105 active:scale-95"
+          className="pointer-events-auto relative size-14 shrink-0 grid place-items-center rounded-full bg-primary text-primary-ink shadow-[0_8px_24px_rgba(0,0,0,0.35)] transition-transform hover:scale-105 active:scale-95"
         >
-          {isOpen ? <Glyph name="chevron" className="size-7" /> : <Glyph name="chat" className="size-7" />}
+          {isOpen ? (
+            <Glyph name="chevron" className="size-7" />
+          ) : icon ? (
+            <img src={icon} alt="" className="size-14 rounded-full" />
+          ) : (
+            <Glyph name="chat" className="size-7" />
+          )}
+          {!!unread && (
+            <span
+              part="badge"
+              aria-hidden="true"
+              className="absolute top-1 right-1 size-5 grid place-items-center rounded-full bg-danger text-white text-xs font-semibold"
+            >
+              {unread}
+            </span>
+          )}
         </button>
       </div>
       <div
@@ -221,14 +246,14 @@ export function Bubble({ container, open, position, color, greeting, label, onOp
         id="lingxi-chat-panel"
         popover="manual"
         role="dialog"
-        aria-label="灵犀 AI"
+        aria-label={t('灵犀 AI')}
         part="panel"
         tabIndex={-1}
         style={accent}
         onKeyDown={handleKeyDown}
-        className={`fixed inset-0 m-0 p-0 w-full h-[100dvh] max-w-none max-h-none border-0 bg-bg text-ink overflow-hidden outline-none z-[2147483647] sm:inset-auto sm:bottom-[96px] ${
-          left ? 'sm:left-5' : 'sm:right-5'
-        } sm:w-[400px] sm:h-[640px] sm:max-w-[calc(100vw-40px)] sm:max-h-[calc(100dvh-116px)] sm:rounded-2xl sm:border sm:border-line sm:shadow-[0_16px_48px_rgba(0,0,0,0.45)] ${
+        className={`fixed inset-0 m-0 p-0 w-full h-[100dvh] max-w-none max-h-none border-0 bg-bg text-ink overflow-hidden outline-none z-[2147483647] sm:inset-auto sm:bottom-[calc(var(--lx-y,20px)+76px)] ${
+          left ? 'sm:left-[var(--lx-x,20px)]' : 'sm:right-[var(--lx-x,20px)]'
+        } sm:w-[400px] sm:h-[640px] sm:max-w-[calc(100vw-40px)] sm:max-h-[calc(100dvh-var(--lx-y,20px)-96px)] sm:rounded-2xl sm:border sm:border-line sm:shadow-[0_16px_48px_rgba(0,0,0,0.45)] ${
           isOpen ? 'flex flex-col lx-rise' : 'hidden'
         }`}
       >

@@ -14,7 +14,19 @@ import { $allowanceNotice, report } from './notice'
 import { PanelHeader } from './panel-header'
 import { selectTopic, sendMessage, stopMessage } from './replies'
 import { ReplyContext } from './reply'
-import { $activeTopicId, activeRequest, $chatConfig, $messages, $streaming, $topics, EVENT_CHAT_COMMAND, type SendResult } from './state'
+import { t } from './i18n'
+import {
+  $activeTopicId,
+  activeRequest,
+  $chatConfig,
+  $messages,
+  $streaming,
+  $topics,
+  type ChatRequest,
+  EVENT_CHAT_COMMAND,
+  type PageInfo,
+  type SendResult
+} from './state'
 import { awaitTitle, createTopic, creating, startChat } from './topics'
 
 // Opened now and then: loaded on first use, with the popover they open in.
@@ -53,6 +65,14 @@ export interface ChatViewProps {
   autoFocus?: boolean
   /** A reply asked from this view finished (status complete). */
   onReply?: (reply: ReplyDetail) => void
+  /** Questions offered in an empty conversation instead of the server's examples. */
+  starters?: string[]
+  /** The line under the greeting of an empty conversation. */
+  welcome?: string
+  /** What the page asked (send a question, fill the field): done once, when it arrives. */
+  request?: ChatRequest
+  /** The page context sent with each question (none: undefined). */
+  page?: () => PageInfo | undefined
 }
 
 /** Empties the active conversation, once confirmed. */
@@ -63,7 +83,7 @@ async function handleClear() {
 }
 
 /** The chat of a logged-in person: the topic list beside (or in a drawer over) the conversation. */
-export function ChatView({ topicId, externalControls, panel, autoFocus, onReply }: ChatViewProps) {
+export function ChatView({ topicId, externalControls, panel, autoFocus, onReply, starters, welcome, request: asked, page }: ChatViewProps) {
   const token = useStore($token)
   const activeId = useStore($activeTopicId)
   const topics = useStore($topics)
@@ -137,7 +157,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
     try {
       await creating?.catch(() => {})
       const id = $activeTopicId.get() ?? (await createTopic()).topicId
-      const sending = sendMessage(id, text)
+      const sending = sendMessage(id, text, page?.())
       scrollRef.current()
       const result = await sending
       watch(result)
@@ -149,6 +169,15 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
       return false
     }
   }
+
+  // The page's send(text), once the conversation is there (and its topics, to send into); the
+  // composer takes a prefill(text) itself.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: carried out once per request, when it or the topics arrive
+  useEffect(() => {
+    if (!asked?.send || asked.done || !topics) return
+    asked.done = true
+    void handleSend(asked.send)
+  }, [asked, topics])
 
   function closeDrawer() {
     setDrawer(false)
@@ -183,7 +212,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
   const header = wide || desktop || !externalControls
   const settingsButton = (
     <div className="relative">
-      <IconButton icon="sliders" label="对话设置" aria-expanded={settings} aria-haspopup="dialog" onClick={() => setSettings(!settings)} />
+      <IconButton icon="sliders" label={t('对话设置')} aria-expanded={settings} aria-haspopup="dialog" onClick={() => setSettings(!settings)} />
       {(wide || panel) && settings && (
         <Suspense fallback={<Pending className="absolute right-0 top-10 size-16 rounded-xl border border-line bg-surface shadow-2xl" />}>
           <SettingsPopover topic={topic} onClose={() => setSettings(false)} />
@@ -208,13 +237,13 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
         <section aria-label="对话" className="flex-1 min-w-0 flex flex-col">
           {panel ? (
             <PanelHeader
-              subtitle={topic?.name ?? '新对话'}
+              subtitle={topic?.name ?? t('新对话')}
               onClose={panel.onClose}
-              lead={<IconButton icon="list" label="话题列表" aria-expanded={drawer} onClick={() => setDrawer(true)} />}
+              lead={<IconButton icon="list" label={t('话题列表')} aria-expanded={drawer} onClick={() => setDrawer(true)} />}
             >
-              <IconButton icon="plus" label="新建对话" onClick={handleNew} />
+              <IconButton icon="plus" label={t('新建对话')} onClick={handleNew} />
               {settingsButton}
-              <IconButton icon="eraser" label="清空对话" onClick={handleClear} disabled={!topic} />
+              <IconButton icon="eraser" label={t('清空对话')} onClick={handleClear} disabled={!topic} />
             </PanelHeader>
           ) : !header ? (
             // the page's header has the controls (a phone on the host page): the model still shows
@@ -239,7 +268,8 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
           <MessageList
             topic={topic}
             messages={activeId ? messages[activeId] : undefined}
-            examples={config?.examples}
+            examples={starters ?? config?.examples}
+            welcome={welcome}
             onExample={handleExample}
             scrollRef={scrollRef}
           />
@@ -249,6 +279,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply 
             onStop={() => request && stopMessage(request[0]).catch(report)}
             notice={notice}
             inputRef={composerRef}
+            prefill={asked}
           />
         </section>
         {panel && drawer && (

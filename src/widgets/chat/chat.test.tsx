@@ -211,4 +211,36 @@ describe('<lingxi-chat>', () => {
     expect(calls.find((c) => c.path.endsWith('topic/message/clear'))!.body).toEqual({ topicId: 't1' })
     expect(root.textContent).toContain('你好，我是灵犀')
   })
+
+  it('send() and prefill() from the page: the question goes with the page title and URL, or without with page-context="off"', async () => {
+    $token.set('tok')
+    document.title = '青禾书店 · 新书推荐'
+    const el = document.createElement('lingxi-chat') as HTMLElementTagNameMap['lingxi-chat']
+    el.prefill('草稿')
+    document.body.append(el)
+    const root = el.shadowRoot!
+    const field = () => root.querySelector<HTMLTextAreaElement>('[data-testid=composer]')
+    await vi.waitFor(() => expect(field()?.value).toBe('草稿'))
+    expect(calls.some((c) => c.path.endsWith('topic/message/send'))).toBe(false)
+    el.send('这本书讲什么？')
+    await vi.waitFor(() => expect(calls.some((c) => c.path.endsWith('topic/message/send'))).toBe(true))
+    expect(calls.find((c) => c.path.endsWith('topic/message/send'))!.body).toMatchObject({
+      topicId: 't1',
+      content: '这本书讲什么？',
+      page: { title: '青禾书店 · 新书推荐', url: location.href }
+    })
+    const sends = () => calls.filter((c) => c.path.endsWith('topic/message/send'))
+    el.context = { title: '《三体》', url: 'https://books.example.com/1' }
+    el.send('作者是谁？')
+    await vi.waitFor(() => expect(sends()).toHaveLength(2))
+    expect(sends()[1]!.body.page).toEqual({ title: '《三体》', url: 'https://books.example.com/1' })
+    el.setAttribute('page-context', 'off')
+    el.send('还有呢？')
+    await vi.waitFor(() => expect(sends()).toHaveLength(3))
+    expect(sends()[2]!.body).not.toHaveProperty('page')
+    // a request is carried out once: a later render sends nothing again
+    el.setAttribute('welcome', '欢迎')
+    await new Promise((r) => setTimeout(r, 50))
+    expect(sends()).toHaveLength(3)
+  })
 })

@@ -4,7 +4,8 @@ import type * as On from '../../ui/events'
 import { deferred } from './deferred'
 import { composingEnter } from './dom'
 import { Glyph, IconButton } from './glyphs'
-import { MAX_MESSAGE_LENGTH } from './state'
+import { t } from './i18n'
+import { type ChatRequest, MAX_MESSAGE_LENGTH } from './state'
 
 /** From here on the composer shows how many characters are left. */
 const COUNTER_FROM = MAX_MESSAGE_LENGTH - 2000
@@ -18,13 +19,15 @@ export interface ComposerProps {
   /** Shown above the field (e.g. the allowance is used up). */
   notice?: string | null
   inputRef?: RefObject<HTMLTextAreaElement | null>
+  /** The page's prefill(text): the field takes its text (once per request). */
+  prefill?: ChatRequest
 }
 
 /**
  * The question field: grows with its text up to about 8 lines; Enter sends, Shift+Enter breaks
  * the line, and Enter that confirms an IME composition (pinyin) never sends.
  */
-export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerProps) {
+export function Composer({ busy, onSend, onStop, notice, inputRef, prefill }: ComposerProps) {
   const [text, setText] = useState('')
   const own = useRef<HTMLTextAreaElement>(null)
   const field = inputRef ?? own
@@ -37,6 +40,9 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
   useEffect(() => {
     if (!prompts && text[0] === '/') void deferred(import('./prompts/menu')).then(setPrompts)
   }, [text, prompts])
+  useEffect(() => {
+    if (prefill?.prefill) setText(prefill.prefill)
+  }, [prefill])
   const length = text.trim().length
   const canSend = !busy && (length || files) > 0 && length <= MAX_MESSAGE_LENGTH
 
@@ -89,7 +95,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
           <p role="alert" className="mb-2 flex flex-wrap items-center gap-x-2 rounded-lg border border-primary/40 bg-primary/10 px-3 py-2 text-sm">
             <span>{notice}</span>
             <a href={`${getBoot().siteUrl ?? ''}/usercenter?id=card`} className="text-primary underline">
-              去充值
+              {t('去充值')}
             </a>
           </p>
         )}
@@ -101,14 +107,14 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
           onDrop={(e: On.Drag) => dropped(e, e.dataTransfer?.files)}
           className="flex items-end gap-2 rounded-2xl border border-line bg-surface p-2 pl-1 focus-within:border-primary"
         >
-          <IconButton icon="plus" label="添加附件" onClick={() => attach()} />
+          <IconButton icon="plus" label={t('添加附件')} onClick={() => attach()} />
           <textarea
             ref={field}
             rows={1}
             value={text}
             data-testid="composer"
-            aria-label="输入消息"
-            placeholder="输入消息，Enter 发送，Shift+Enter 换行"
+            aria-label={t('输入消息')}
+            placeholder={t('输入消息，Enter 发送，Shift+Enter 换行')}
             onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
             onKeyDown={handleKeyDown}
             onPaste={(e: ClipboardEvent) => dropped(e, e.clipboardData?.files)}
@@ -119,8 +125,8 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
           {busy ? (
             <button
               type="button"
-              aria-label="停止生成"
-              title="停止生成"
+              aria-label={t('停止生成')}
+              title={t('停止生成')}
               onClick={onStop}
               className="size-9 shrink-0 grid place-items-center rounded-xl bg-raised text-ink hover:text-primary"
             >
@@ -129,8 +135,8 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
           ) : (
             <button
               type="button"
-              aria-label="发送"
-              title="发送"
+              aria-label={t('发送')}
+              title={t('发送')}
               disabled={!canSend}
               onClick={() => void submit()}
               className="size-9 shrink-0 grid place-items-center rounded-xl bg-primary text-primary-ink disabled:opacity-40 enabled:hover:brightness-110"
@@ -142,7 +148,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef }: ComposerPro
         {length >= COUNTER_FROM && (
           <p aria-live="polite" className={`mt-1 text-right text-xs ${length > MAX_MESSAGE_LENGTH ? 'text-danger' : 'text-muted'}`}>
             {length} / {MAX_MESSAGE_LENGTH}
-            {length > MAX_MESSAGE_LENGTH && '，超出字数上限'}
+            {length > MAX_MESSAGE_LENGTH && t('，超出字数上限')}
           </p>
         )}
       </div>

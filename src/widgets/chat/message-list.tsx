@@ -6,6 +6,7 @@ import { Glyph, IconButton, Logo, RoleAvatar } from './glyphs'
 import { LiveReply } from './live-reply'
 import { report } from './notice'
 import { loadMessages } from './replies'
+import { t } from './i18n'
 import { ReplyContext } from './reply'
 import { deferred } from './deferred'
 import { SCROLL_DELAY_MS, type ChatMessage, type Topic, type TopicMessages } from './state'
@@ -23,6 +24,8 @@ interface MessageListProps {
   topic: Topic | null
   messages: TopicMessages | undefined
   examples?: string[]
+  /** The line under the greeting (default 有什么可以帮你？试试这些：). */
+  welcome?: string
   onExample: (text: string) => void
   /** Filled with a function that scrolls to the newest message. */
   scrollRef: MutableRefObject<() => void>
@@ -33,7 +36,7 @@ interface MessageListProps {
  * reading position stays put), the view follows a reply as it streams only while the reader is
  * at the bottom, and a button brings the reader back down.
  */
-export function MessageList({ topic, messages, examples, onExample, scrollRef }: MessageListProps) {
+export function MessageList({ topic, messages, examples, welcome, onExample, scrollRef }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const sentinel = useRef<HTMLDivElement>(null)
@@ -138,9 +141,9 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
       <div ref={scroller} onScroll={handleScroll} className="h-full overflow-y-auto overscroll-contain [overflow-anchor:none] px-3 md:px-6">
         <div ref={sentinel} className="h-px" />
         <div ref={content} className="max-w-3xl mx-auto py-4">
-          {empty || !topic ? <Welcome topic={topic} examples={examples ?? DEFAULT_EXAMPLES} onExample={onExample} /> : null}
+          {empty || !topic ? <Welcome topic={topic} examples={examples ?? DEFAULT_EXAMPLES} welcome={welcome} onExample={onExample} /> : null}
           {/* not live: LiveReply reads a streamed reply out once, sentence by sentence */}
-          <div role="log" aria-live="off" aria-label="对话消息" className="flex flex-col gap-6">
+          <div role="log" aria-live="off" aria-label={t('对话消息')} className="flex flex-col gap-6">
             {list.map((m) => (
               <MessageItem key={m.messageId} message={m} last={m.messageId === lastReply} avatar={topic?.roleAvatar ?? null} />
             ))}
@@ -156,8 +159,8 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
       {!atBottom && (
         <button
           type="button"
-          aria-label="回到底部"
-          title="回到底部"
+          aria-label={t('回到底部')}
+          title={t('回到底部')}
           onClick={toBottom}
           className="absolute bottom-3 right-4 size-9 grid place-items-center rounded-full border border-line bg-surface text-ink shadow-lg hover:text-primary lx-fade-in"
         >
@@ -168,7 +171,7 @@ export function MessageList({ topic, messages, examples, onExample, scrollRef }:
   )
 }
 
-function Welcome({ topic, examples, onExample }: { topic: Topic | null; examples: string[]; onExample: (text: string) => void }) {
+function Welcome({ topic, examples, welcome, onExample }: { topic: Topic | null; examples: string[]; welcome?: string; onExample: (text: string) => void }) {
   if (topic?.roleId) {
     return (
       <div className="pt-10 pb-6 flex flex-col items-center text-center gap-3">
@@ -181,8 +184,8 @@ function Welcome({ topic, examples, onExample }: { topic: Topic | null; examples
   return (
     <div className="pt-8 md:pt-14 pb-6 flex flex-col items-center text-center">
       <Logo className="size-12" />
-      <h2 className="mt-4 text-xl font-semibold">你好，我是灵犀</h2>
-      <p className="mt-1 text-muted">有什么可以帮你？试试这些：</p>
+      <h2 className="mt-4 text-xl font-semibold">{t('你好，我是灵犀')}</h2>
+      <p className="mt-1 text-muted">{welcome ?? t('有什么可以帮你？试试这些：')}</p>
       <ul className="mt-6 w-full grid gap-2 sm:grid-cols-2">
         {examples.slice(0, 4).map((text) => (
           <li key={text}>

@@ -30,7 +30,8 @@ import {
   type Follower,
   type SendResult,
   type StreamStatus,
-  type Usage
+  type Usage,
+  type PageInfo
 } from './state'
 
 // A topic's messages and the replies streaming into them (docs/chat-wire.md, Streams).
@@ -244,9 +245,9 @@ async function sendOnce(body: object): Promise<Omit<SendResult, 'finished'>> {
  * Sends a question: it shows at once (optimistic), the server's ids replace the local one, and
  * the reply is followed as it streams. Resolves when the server accepted the question (the
  * reply's end: `finished`); rejects — the question taken back off the list — when it refused
- * (e.g. 40200001, no allowance left).
+ * (e.g. 40200001, no allowance left). `page`: the page's title and URL, for this question only.
  */
-export async function sendMessage(topicId: string, content: string): Promise<SendResult> {
+export async function sendMessage(topicId: string, content: string, page?: PageInfo): Promise<SendResult> {
   const text = content.trim()
   if (!text) throw new ApiError(40000001, '请输入内容')
   if (text.length > MAX_MESSAGE_LENGTH) throw new ApiError(40000001, `内容不能超过 ${MAX_MESSAGE_LENGTH} 字`)
@@ -263,7 +264,7 @@ export async function sendMessage(topicId: string, content: string): Promise<Sen
   import('../../core/sse').catch(() => {})
   let answer: Omit<SendResult, 'finished'>
   try {
-    answer = await sendOnce({ topicId, content: text, requestId: clientId, attachmentIds: files[0] && files.map((f) => f.attachmentId) })
+    answer = await sendOnce({ topicId, content: text, requestId: clientId, attachmentIds: files[0] && files.map((f) => f.attachmentId), page })
   } catch (error) {
     removeMessages(topicId, (m) => m.messageId === localId)
     if (epoch(topicId) === since) patchStream(clientId, { status: 'error', error: errorInfo(error) })

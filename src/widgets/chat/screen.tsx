@@ -12,5 +12,6 @@ import './topic-list'
  * first screen of other pages never pays for the chat.
  */
 export default function ChatScreen(_: ScreenProps) {
-  return <lingxi-chat external-controls="" className="block h-full" />
+  // Lingxi's own page: no page context to send with the questions.
+  return <lingxi-chat external-controls="" page-context="off" className="block h-full" />
 }

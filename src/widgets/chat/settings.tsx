@@ -2,8 +2,11 @@ import { useStore } from '@nanostores/react'
 import { useEffect, useRef, useState } from 'react'
 import { useEffectEvent } from '../../ui/use-effect-event'
 import { report } from './notice'
-import { $chatConfig, type Topic } from './state'
+import { $chatConfig, type ChatModel, type Topic } from './state'
 import { createTopic, saveTopicConfig, toggleContext } from './topics'
+
+/** A model's price ratio beside its name when it is not ×1: ` ×15`, or ` ×1/×3` (input/output). */
+const ratio = ({ price: p }: ChatModel) => (p && (p.input !== 1 || p.output !== 1) ? ` ×${p.input === p.output ? p.input : `${p.input}/×${p.output}`}` : '')
 
 /** Model, temperature and context of the active topic, each saved as it changes. */
 export function ChatSettings({ topic }: { topic: Topic | null }) {
@@ -29,6 +32,7 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
           {models.map((m) => (
             <option key={m.id} value={m.id}>
               {m.name}
+              {ratio(m)}
             </option>
           ))}
         </select>
@@ -59,6 +63,7 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
           {models.map((m) => (
             <option key={m.id} value={m.id}>
               {m.name}
+              {ratio(m)}
             </option>
           ))}
         </select>

@@ -27,7 +27,7 @@ export type ChatMessage = WireMessage
  * A model of `/config/chatConfig.json` as the chat reads it: a file an operator may write by hand,
  * so only id and name are sure to be there.
  */
-export type ChatModel = Pick<WireChatModel, 'id' | 'name'> & Partial<Pick<WireChatModel, 'provider' | 'contextLength'>>
+export type ChatModel = Pick<WireChatModel, 'id' | 'name'> & Partial<Pick<WireChatModel, 'provider' | 'contextLength' | 'price'>>
 
 /** Files the composer hands to the next sendMessage (attach/tray.tsx, loaded on first use). */
 export const outbox: { files: NonNullable<ChatMessage['attachments']> } = { files: [] }
@@ -72,6 +72,22 @@ export interface StreamState {
 export interface SendResult extends WireSendResult {
   /** Settles when the reply's stream is over, with the request's last status. */
   finished: Promise<StreamStatus>
+}
+
+/** The page a question is asked on, sent with it (`page` of topic/message/send, API.md). */
+export interface PageInfo {
+  title?: string
+  url?: string
+}
+
+/**
+ * What the page asked of the element (`send(text)`, `prefill(text)`): carried out once by the
+ * conversation when it is there (after the login, for a visitor), then marked done.
+ */
+export interface ChatRequest {
+  send?: string
+  prefill?: string
+  done?: boolean
 }
 
 export interface TopicConfig {

@@ -20,6 +20,7 @@ import { attachmentsOf, attachmentTurn, checkVision, copyAttachments, linkAttach
 import type { ChatAttachment } from '../../db/schema-chat-attachments.js'
 import { rateLimit } from '../../http/rate-limit.js'
 import type { Kv } from '../../kv/kv.js'
+import { type PageContext, pageContextField, withPageContext } from './page-context.js'
 
 export const MAX_CONTENT_CHARS = 20_000
 
@@ -79,6 +80,8 @@ export function registerMessageRoutes(
     parentId: string
     /** The question's files (chat attachments): checked against the model, added to its turn. */
     attachments?: ChatAttachment[]
+    /** The page the question was asked on (send only): in this request's system context, not stored. */
+    page?: PageContext
     write: (tx: Parameters<Parameters<typeof db.transaction>[0]>[0], reply: typeof chatMessages.$inferInsert) => Promise<void>
   }): Promise<SendResult> {
     const { auth, topic } = input
@@ -91,7 +94,7 @@ export function registerMessageRoutes(
     const files = input.attachments?.length ? await attachmentTurn(api.storage, model, input.attachments) : undefined
     const context = await buildContext({
       model,
-      systemPrompt: topic.systemPrompt,
+      systemPrompt: withPageContext(topic.systemPrompt, input.page),
       history,
       message: input.question + (files?.text ?? ''),
       ...(files ? { attachments: files } : {})
@@ -159,7 +162,9 @@ export function registerMessageRoutes(
         attachmentIds: z
           .array(idField('attachmentIds'), { error: 'attachmentIds 格式不正确' })
           .max(attachmentsPerMessage, `一条消息最多 ${attachmentsPerMessage} 个附件`)
-          .optional()
+          .optional(),
+        /** The partner page's title and URL (embedded widgets): capped, moderated, used for this request only. */
+        page: pageContextField
       }),
       auth: true,
       permission: CHAT_PERMISSION,
@@ -173,7 +178,11 @@ export function registerMessageRoutes(
         if (existing) return previous(existing, topic.id)
       }
       // Checked before anything is held, stored or sent upstream.
-      await assertTexts(moderator, accountId, [{ kind: 'chat', text: body.content, source: 'chat.message', what: '消息' }])
+      await assertTexts(moderator, accountId, [
+        { kind: 'chat', text: body.content, source: 'chat.message', what: '消息' },
+        { kind: 'chat', text: body.page?.title, source: 'chat.page', what: '网页标题' },
+        { kind: 'chat', text: body.page?.url, source: 'chat.page', what: '网页地址' }
+      ])
       const messageId = randomUUID()
       const contentTokens = await countTokens(body.content)
       const attachments = await unsentAttachments(db, accountId, body.attachmentIds ?? [])
@@ -196,6 +205,7 @@ export function registerMessageRoutes(
         requestId: body.requestId,
         parentId: messageId,
         attachments,
+        page: body.page,
         async write(tx, reply) {
           // Another send went in meanwhile (a second tab): this one follows it, on the same branch.
           const locked = await lockTopic(tx, topic.id)
