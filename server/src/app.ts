@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm'
 import { Hono } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { compress } from 'hono/compress'
 import { guardLogins, registerAdminRoutes } from './admin/http/index.js'
 import { createAllowanceRegistry } from './allowances/registry.js'
 import { registerAuthRoutes } from './auth/routes.js'
+import { registerPartnerIdentify } from './auth/partner.js'
+import { partnerOriginsOf } from './auth/partner-origin.js'
 import { createSessionCache, type SessionCache } from './auth/session-cache.js'
 import { createSmsSender } from './auth/sms-sender.js'
 import type { Config } from './config.js'
@@ -19,6 +20,7 @@ import { buildOpenApi } from './http/openapi.js'
 import { checkPath } from './http/path-check.js'
 import { cors, noStore, securityHeaders } from './http/security.js'
 import { createEventStreams, type EventStreams } from './http/sse.js'
+import { requestBodyLimit } from './http/json-body.js'
 import { type Health, registerHealthRoutes } from './http/health.js'
 import { staticSite } from './http/static-site.js'
 import { createMemoryQueue, type JobQueue } from './jobs/index.js'
@@ -38,6 +40,7 @@ import type { SmsProvider } from './sms/provider.js'
 import { createStorage, type Storage } from './storage/index.js'
 import { registerFileRoutes } from './storage/routes.js'
 import { moderatorFor } from './moderation/index.js'
+import { startWordStore } from './moderation/word-store.js'
 import { PUT_PREFIX as UPLOAD_PUT_PREFIX, registerUploadRoutes } from './storage/uploads.js'
 import { registerUserRoutes } from './user/routes.js'
 import { registerWechatLogin } from './wechat/login.js'
@@ -123,7 +126,8 @@ export function composeApp(deps: AppDeps): ComposedApp {
     checkResponses: deps.checkResponses ?? false,
     storage: deps.storage ?? createStorage(config),
     jobs: deps.jobs ?? createMemoryQueue({ logger }),
-    sessions
+    sessions,
+    partnerOrigins: partnerOriginsOf(config.partners)
   }
   const streams = createEventStreams({ bus, db: deps.db, now, logger, ...(deps.heartbeatMs ? { heartbeatMs: deps.heartbeatMs } : {}) })
 
@@ -131,7 +135,7 @@ export function composeApp(deps: AppDeps): ComposedApp {
   app.use(drainBody)
   // Request id, log context, metrics and the access log (metrics/http.ts).
   const ops = deps.ops ?? readOpsEnv()
-  const metrics = createMetrics({ openStreams: () => streams.open.size })
+  const metrics = createMetrics({ openStreams: () => streams.open.size, jobDepths: () => api.jobs.depths() })
   app.use(trackRequests({ metrics, trustProxy: config.trustProxy, ...(ops.accessLog ? { accessLog: ops.accessLog } : {}) }))
   app.use(securityHeaders)
   // From 256 bytes: the small lazy chunks of the embed (e.g. the 0.9 KB markdown component) go out gzip too.
@@ -141,7 +145,7 @@ export function composeApp(deps: AppDeps): ComposedApp {
   // Path parameters are checked once for all routes, before any of them runs (its refusals still get
   // the headers above: CORS, nosniff, no-store).
   app.use(checkPath)
-  const jsonBodyLimit = bodyLimit({
+  const jsonBodyLimit = requestBodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
       throw new ApiError(40000003, '请求体过大，最大 1 MB')
@@ -175,11 +179,14 @@ export function composeApp(deps: AppDeps): ComposedApp {
   guardLogins(api)
   registerAuthRoutes(api, config, sendCode)
   registerWechatLogin(api, config)
+  registerPartnerIdentify(api, config, deps.kv)
   registerUserRoutes(api, allowances, config)
   registerPermissionRoutes(api)
   registerFileRoutes(api, api.storage)
   registerUploadRoutes(api, { config, kv: deps.kv, moderator: moderatorFor({ config, db: deps.db, logger, now }) })
-  registerAdminRoutes(api, { allowances, adminPhones: ops.adminPhones })
+  registerAdminRoutes(api, { allowances, adminPhones: ops.adminPhones, chat, moderation: config.moderation })
+  // The word list lives in the database, editable in the console; every node follows it (event bus).
+  startWordStore({ settings: config.moderation, db: deps.db, bus, logger, now })
 
   const codes = (pick: (m: ToolModule<unknown, ModuleInstance>) => readonly string[] | undefined) => [...new Set(list.flatMap((m) => pick(m) ?? []))]
   registerAccountChannel(
@@ -213,10 +220,10 @@ export function composeApp(deps: AppDeps): ComposedApp {
   registerConfigFileRoutes(api, configFiles, {
     // Served as resolved: the env's models merged in, keys never included.
     'chatConfig.json': async () => `${JSON.stringify(await chat.models.read(), null, 2)}\n`,
-    // wechatLogin: whether the login dialog offers WeChat (WECHAT_APP_ID and WECHAT_APP_SECRET set).
+    // wechatLogin: whether the login dialog offers WeChat (the website app's QR login, or the official account's inside WeChat).
     'system.json': async () => {
       const { json } = await configFiles.read('system.json')
-      return `${JSON.stringify({ ...(json as object), wechatLogin: Boolean(config.wechat.oauth) }, null, 2)}\n`
+      return `${JSON.stringify({ ...(json as object), wechatLogin: Boolean(config.wechat.oauth || config.wechat.mp) }, null, 2)}\n`
     }
   })
   deps.extend?.(api)

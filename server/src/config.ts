@@ -2,8 +2,10 @@ import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import type { Phone } from './auth/phone.js'
 import { paths } from './paths.js'
+import { parseChannelSecret } from './replies/channels-crypto.js'
 import { ConfigError, envSchema, list } from './config/env.js'
 import { type ModerationSettings, moderationSecrets, moderationSettings } from './moderation/settings.js'
+import { type PartnerSettings, partnerSettings } from './config/partners.js'
 import {
   type ChatSettings,
   type HotSettings,
@@ -21,6 +23,7 @@ import {
 import { attachmentLimits } from './config/settings.js'
 
 export { ConfigError, envSchema } from './config/env.js'
+export type { PartnerSettings } from './config/partners.js'
 export type {
   AttachmentLimits,
   ChatSettings,
@@ -48,6 +51,8 @@ export interface Config {
   corsOrigins: string[]
   /** Origins whose pages see the full phone number (the site itself always does); others see 138****5678. */
   trustedOrigins: string[]
+  /** Partners that log their users in with a signed assertion (auth/partner.ts); their origins are in corsOrigins. */
+  partners: PartnerSettings[]
   sms: SmsSettings
   /** Review and test accounts that log in without an SMS code. */
   loginWithoutCodePhones: Phone[]
@@ -108,6 +113,7 @@ export function configuredSecrets(config: Config): string[] {
     // The metrics token is read with the operations settings (metrics/options.ts), not into Config.
     process.env.METRICS_TOKEN,
     config.chat.openai?.apiKey,
+    process.env.CHANNEL_SECRET_KEY,
     config.music.sunoApiKey,
     config.painting.mjProxy?.apiSecret,
     config.painting.notifySecret,
@@ -119,10 +125,12 @@ export function configuredSecrets(config: Config): string[] {
     config.storage.s3?.secretAccessKey,
     config.storage.uploadSecret,
     config.wechat.oauth?.appSecret,
+    config.wechat.mp?.appSecret,
     pay?.apiKey,
     config.payments.wechat?.privateKey,
     config.payments.wechat?.apiV3Key,
     config.payments.alipay?.privateKey,
+    ...config.partners.map((p) => p.secret),
     // The passphrase defaults to the merchant id, which is no secret and is part of every bill number.
     pay?.cert && 'passphrase' in pay.cert && pay.cert.passphrase !== pay.mchId ? pay.cert.passphrase : undefined,
     ...moderationSecrets(config.moderation),
@@ -146,6 +154,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = result.data
   const sms = smsSettings(e)
   const s3 = s3Settings(e)
+  const problems: string[] = []
+  const start = { tokens: e.START_TOKENS, mj: e.START_MJ_COUNT, suno: e.START_SUNO_COUNT }
+  const partners = partnerSettings(e, { start, permissions: e.DEFAULT_PERMISSIONS }, problems)
+  if (problems.length > 0) throw new ConfigError(problems)
   return {
     port: e.PORT,
     host: e.HOST,
@@ -154,11 +166,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/$/, ''),
-    corsOrigins: e.CORS_ORIGINS,
-    trustedOrigins: e.TRUSTED_ORIGINS,
+    // A partner's origins may call the API with credentials; a trusted partner's see the full phone.
+    corsOrigins: [...new Set([...e.CORS_ORIGINS, ...partners.flatMap((p) => p.origins)])],
+    trustedOrigins: [...new Set([...e.TRUSTED_ORIGINS, ...partners.filter((p) => p.trusted).flatMap((p) => p.origins)])],
+    partners,
     sms,
     loginWithoutCodePhones: e.LOGIN_WITHOUT_CODE_PHONES,
-    start: { tokens: e.START_TOKENS, mj: e.START_MJ_COUNT, suno: e.START_SUNO_COUNT },
+    start,
     defaultPermissions: e.DEFAULT_PERMISSIONS,
     trustProxy: e.TRUST_PROXY,
     staticRoot: e.STATIC_ROOT?.trim() ? resolve(e.STATIC_ROOT.trim()) : paths.defaultStaticRoot,
@@ -190,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       idleTimeoutMs: e.CHAT_IDLE_TIMEOUT_MS,
       demoDelayMs: e.CHAT_DEMO_DELAY_MS,
       titleModel: e.CHAT_TITLE_MODEL || undefined,
+      channelSecret: parseChannelSecret(e.CHANNEL_SECRET_KEY),
       attachments: attachmentLimits(e)
     },
     chatLeaseMs: e.CHAT_LEASE_MS,

@@ -13,6 +13,7 @@ import { createJobQueue, type JobQueue } from './jobs/index.js'
 import { createKv } from './kv/index.js'
 import type { Kv } from './kv/kv.js'
 import { createConsoleLogger, type Logger, redactingLogger } from './logger.js'
+import { prepareChannels } from './replies/channels.js'
 import { type ChatRuntime, createChat } from './replies/index.js'
 import { createSmsProvider } from './sms/index.js'
 import type { SmsProvider } from './sms/provider.js'
@@ -54,6 +55,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     mkdirSync(config.dataDir, { recursive: true })
     database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir, owner: 'server' })
     await database.migrate()
+    // Stored channels need CHANNEL_SECRET_KEY (refused without); an empty table gets OPENAI_* as channel #1.
+    await prepareChannels(database.db, config.chat)
     kv = createKv({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger })
     chat = createChat({ db: database.db, config, bus, logger })

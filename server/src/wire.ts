@@ -10,7 +10,8 @@ import type { loginResponse, sendCodeResponse, wechatLoginPayload } from './auth
 import type { paged } from './http/fields.js'
 import type { sendResultSchema, switchResultSchema, tagSchema } from './modules/chat/wire.js'
 import type { hotItemSchema, hotListSchema, hotSearchHitSchema, hotSourceSchema } from './modules/hot-news/types.js'
-import type { songSchema } from './modules/music/wire.js'
+import type { albumSchema, hostedImageSchema } from './modules/image-host/wire.js'
+import type { sharedSongSchema, songSchema } from './modules/music/wire.js'
 import type { activityDetailSchema, activitySchema, checkStateSchema, orderSchema, payResultSchema, sessionSchema } from './modules/orders/wire.js'
 import type { buttonSchema, galleryItemSchema, sdOptionsSchema, taskSchema } from './modules/painting/wire.js'
 import type { packageSchema, payOrderSchema } from './modules/payments/wire.js'
@@ -77,7 +78,7 @@ export type ToolReply = z.infer<typeof toolReplySchema>
 
 export type PaintingTask = z.infer<typeof taskSchema>
 export type TaskButton = z.infer<typeof buttonSchema>
-export type { BlendDimensions, PanDirection, TaskAction, TaskStatus } from './modules/painting/wire.js'
+export type { ActionMode, BlendDimensions, PaintingFeatures, PanDirection, TaskAction, TaskStatus } from './modules/painting/wire.js'
 /** `gallery/list`. */
 export type GalleryItem = z.infer<typeof galleryItemSchema>
 /** `sd/options`. */
@@ -87,11 +88,16 @@ export type SdOptions = z.infer<typeof sdOptionsSchema>
 
 export type Song = z.infer<typeof songSchema>
 export type SongStatus = Song['status']
+/** `music/share/get`: a shared song for anyone with the link. */
+export type SharedSong = z.infer<typeof sharedSongSchema>
 export type HotSource = z.infer<typeof hotSourceSchema>
 export type HotItem = z.infer<typeof hotItemSchema>
 export type HotList = z.infer<typeof hotListSchema>
 export type HotSearchHit = z.infer<typeof hotSearchHitSchema>
 export type Image = z.infer<typeof imageSchema>
+/** `images/list`: an image with its album. */
+export type HostedImage = z.infer<typeof hostedImageSchema>
+export type ImageAlbum = z.infer<typeof albumSchema>
 /** `oss/upload/getOssSTS`: PUT the bytes to uploadUrl with headers, then `oss/upload/complete`. */
 export type UploadTicket = z.infer<typeof uploadTicketSchema>
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import { parsePhone, type Phone } from '../auth/phone.js'
 import { knownPermissionCodes } from '../permissions/tree.js'
+import { parseChannelSecret } from '../replies/channels-crypto.js'
 
 // The environment's schema: every variable the server reads, checked and defaulted in one place
 // (config.ts turns the result into the Config the server uses).
@@ -110,6 +111,9 @@ export const envSchema = z.object({
   CORS_ORIGINS: originList('CORS_ORIGINS'),
   /** Partner origins (of CORS_ORIGINS) whose pages may see the full phone number; others see it masked (docs/decisions/0019-session-cookie.md). */
   TRUSTED_ORIGINS: originList('TRUSTED_ORIGINS'),
+  /** Partners whose backend signs identity assertions (single sign-on): JSON here or in PARTNERS_FILE (config/partners.ts). */
+  LINGXI_PARTNERS: z.string().optional(),
+  PARTNERS_FILE: z.string().optional(),
   SMS_PROVIDER: z.enum(['console', 'http', 'aliyun', 'tencent'], { error: 'SMS_PROVIDER must be "console" or "http" or "aliyun" or "tencent"' }).optional(),
   SMS_HTTP_URL: optionalUrl('SMS_HTTP_URL', ['http:', 'https:']),
   SMS_HTTP_TOKEN: z.string().optional(),
@@ -186,6 +190,11 @@ export const envSchema = z.object({
   OPENAI_BASE_URL: optionalUrl('OPENAI_BASE_URL', ['http:', 'https:']),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_MODELS: z.string().optional(),
+  /** Encrypts channel keys at rest (replies/channels-crypto.ts): 32 bytes, base64 or hex (`openssl rand -base64 32`). */
+  CHANNEL_SECRET_KEY: z
+    .string()
+    .optional()
+    .refine((v) => !v?.trim() || parseChannelSecret(v) !== undefined, 'CHANNEL_SECRET_KEY must be 32 bytes in base64 or hex (openssl rand -base64 32)'),
   CHAT_TIMEOUT_MS: count('CHAT_TIMEOUT_MS', 60_000).refine((ms) => ms >= 1, 'CHAT_TIMEOUT_MS must be at least 1'),
   CHAT_IDLE_TIMEOUT_MS: count('CHAT_IDLE_TIMEOUT_MS', 120_000).refine(
     (ms) => ms >= 1 && ms <= MAX_IDLE_TIMEOUT_MS,
@@ -258,6 +267,9 @@ export const envSchema = z.object({
   UPLOAD_SECRET: z.string().optional(),
   WECHAT_APP_ID: z.string().optional(),
   WECHAT_APP_SECRET: z.string().optional(),
+  /** The official account (公众号) whose web authorization logs users in inside WeChat; its openids pay by JSAPI. */
+  WECHAT_MP_APP_ID: z.string().optional(),
+  WECHAT_MP_APP_SECRET: z.string().optional(),
   WECHAT_OPEN_URL: optionalUrl('WECHAT_OPEN_URL', ['http:', 'https:']),
   WECHAT_API_URL: optionalUrl('WECHAT_API_URL', ['http:', 'https:']),
   WECHAT_PAY_URL: optionalUrl('WECHAT_PAY_URL', ['http:', 'https:']),

@@ -21,10 +21,13 @@ export interface PaymentSettings {
         serialNo: string
         /** apiclient_key.pem, PKCS#8 PEM text. */
         privateKey: string
-        /** The WeChat Pay public key (or platform certificate) PEM text that verifies answers and notifies. */
-        platformKey: string
-        /** Its id (PUB_KEY_ID_…) or certificate serial: the Wechatpay-Serial a notify must carry. */
-        platformSerial: string
+        /**
+         * The WeChat Pay public key (or platform certificate) PEM text that verifies answers and notifies;
+         * undefined: the platform certificates are downloaded (GET /v3/certificates) and used instead.
+         */
+        platformKey: string | undefined
+        /** Its id (PUB_KEY_ID_…) or certificate serial: the Wechatpay-Serial a notify must carry; undefined with platformKey. */
+        platformSerial: string | undefined
         /** The APIv3 key (32 bytes) that decrypts notify resources. */
         apiV3Key: string
         notifyUrl: string
@@ -67,6 +70,12 @@ export interface SmsSettings {
 export interface WechatSettings {
   /** Open Platform website app (QR login); undefined without WECHAT_APP_ID and WECHAT_APP_SECRET. */
   oauth: { appId: string; appSecret: string; openBase: string; apiBase: string } | undefined
+  /**
+   * The official account (公众号) web authorization (snsapi_userinfo) used inside WeChat, where the
+   * QR login cannot run; its openids are the payers of WeChat Pay JSAPI. Undefined without
+   * WECHAT_MP_APP_ID and WECHAT_MP_APP_SECRET.
+   */
+  mp: { appId: string; appSecret: string; openBase: string; apiBase: string } | undefined
   /** WeChat Pay v2 cash red packets; undefined without WECHAT_PAY_MCH_ID: the offline demo payer. */
   pay:
     | {
@@ -146,6 +155,8 @@ export interface ChatSettings {
   demoDelayMs: number
   /** The model (an id of the model list) that names new topics; none: the first question names them (modules/chat/titles.ts). */
   titleModel?: string | undefined
+  /** CHANNEL_SECRET_KEY: encrypts the keys of upstream channels (replies/channels.ts); required once a channel is stored. */
+  channelSecret?: Buffer | undefined
   /** Files in messages (modules/chat/attachments.ts): CHAT_ATTACHMENT_*. */
   attachments: AttachmentLimits
 }
@@ -225,8 +236,10 @@ export function paymentSettings(e: Env): PaymentSettings {
     const appId = need('PAY_WECHAT_APP_ID', when)
     const serialNo = need('PAY_WECHAT_SERIAL_NO', when)
     const privateKey = pem('PAY_WECHAT_PRIVATE_KEY', when, 'private')
-    const platformKey = pem('PAY_WECHAT_PLATFORM_KEY', when, 'public')
-    const platformSerial = need('PAY_WECHAT_PLATFORM_SERIAL', when)
+    // The WeChat Pay public key and its id, both or neither: without them the platform certificates are downloaded.
+    const withKey = Boolean(e.PAY_WECHAT_PLATFORM_KEY?.trim() || e.PAY_WECHAT_PLATFORM_SERIAL?.trim())
+    const platformKey = withKey ? pem('PAY_WECHAT_PLATFORM_KEY', 'PAY_WECHAT_PLATFORM_SERIAL', 'public') || undefined : undefined
+    const platformSerial = withKey ? need('PAY_WECHAT_PLATFORM_SERIAL', 'PAY_WECHAT_PLATFORM_KEY') || undefined : undefined
     const apiV3Key = need('PAY_WECHAT_API_V3_KEY', when)
     if (apiV3Key && Buffer.byteLength(apiV3Key) !== 32) problems.push('PAY_WECHAT_API_V3_KEY must be the 32-character APIv3 key')
     wechat = {
@@ -276,6 +289,19 @@ export function wechatSettings(e: Env): WechatSettings {
           apiBase: (e.WECHAT_API_URL ?? 'https://api.weixin.qq.com').replace(/\/+$/, '')
         }
       : undefined
+  const mpAppId = e.WECHAT_MP_APP_ID?.trim()
+  const mpAppSecret = e.WECHAT_MP_APP_SECRET?.trim()
+  if (Boolean(mpAppId) !== Boolean(mpAppSecret))
+    throw new ConfigError(['WECHAT_MP_APP_ID and WECHAT_MP_APP_SECRET go together (the official account’s AppID and AppSecret)'])
+  const mp =
+    mpAppId && mpAppSecret
+      ? {
+          appId: mpAppId,
+          appSecret: mpAppSecret,
+          openBase: (e.WECHAT_OPEN_URL ?? 'https://open.weixin.qq.com').replace(/\/+$/, ''),
+          apiBase: (e.WECHAT_API_URL ?? 'https://api.weixin.qq.com').replace(/\/+$/, '')
+        }
+      : undefined
   const mchId = e.WECHAT_PAY_MCH_ID?.trim()
   let pay: WechatSettings['pay']
   if (mchId) {
@@ -308,7 +334,7 @@ export function wechatSettings(e: Env): WechatSettings {
       timeoutMs: e.WECHAT_PAY_TIMEOUT_MS
     }
   }
-  return { oauth, pay, demoDelayMs: e.WECHAT_PAY_DEMO_DELAY_MS }
+  return { oauth, mp, pay, demoDelayMs: e.WECHAT_PAY_DEMO_DELAY_MS }
 }
 
 /** SMS_PROVIDER picks the provider; each real one needs all of its settings, or the server does not start. */

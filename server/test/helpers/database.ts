@@ -19,7 +19,10 @@ export const TABLES = [
   'recharge_log',
   'recharge_cards',
   'hot_cache',
-  'moderation_log'
+  'moderation_log',
+  'upstream_channels',
+  'model_prices',
+  'moderation_words'
 ] as const
 
 export interface TestDatabase extends Database {

@@ -99,6 +99,7 @@ export function queueNodes(options: {
       add: (name, data, opts) => base.add(name, data, opts),
       every: (name, everyMs) => base.every(name, everyMs),
       idle: () => base.idle(),
+      depths: () => base.depths(),
       async close() {
         // This node takes no more jobs; the others go on.
         for (const turn of turns.values()) turn.handlers = turn.handlers.filter((h) => h.node !== label)
