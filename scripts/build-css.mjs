@@ -45,7 +45,8 @@ const deferred = {
     'src/widgets/chat/search/panel.tsx',
     'src/widgets/chat/edit/',
     'src/widgets/chat/prompts/',
-    'src/widgets/chat/export/'
+    'src/widgets/chat/export/',
+    'src/ui/report-dialog.tsx'
   ],
   // The host's entry page (/): no other route needs its rules (src/host/rest-css.ts brings them).
   // Every lazily loaded screen of the host and its notices (each imports src/host/rest-css.ts).

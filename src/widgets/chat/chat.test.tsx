@@ -74,6 +74,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     return res.end('id: 1\nevent: delta\ndata: {"content":"这是回答"}\n\nid: 2\nevent: done\ndata: {"status":"complete"}\n\n')
   }
+  if (path === '/api/v1/report') return json(res, { reportId: 'r1', duplicate: false })
   switch (path.replace('/api/v1/ai-chat/', '')) {
     case 'topic/list':
       return json(res, topics)
@@ -198,6 +199,33 @@ describe('<lingxi-chat>', () => {
     await vi.waitFor(() => expect(calls.some((c) => c.path.endsWith('topic/message/send'))).toBe(true))
     expect(calls.filter((c) => c.path.endsWith('topic/create'))).toHaveLength(1)
     expect(calls.find((c) => c.path.endsWith('topic/message/send'))!.body).toMatchObject({ topicId: 't9', content: '新话题的第一个问题' })
+  })
+
+  it('举报 on a reply sends the reason to the operators, and says so', async () => {
+    messages = [message('q1', 'user', '推荐个地方'), message('a2', 'assistant', '去西湖看看')]
+    $token.set('tok')
+    const root = mount()
+    await vi.waitFor(() => expect(root.querySelectorAll('[data-testid=message]')).toHaveLength(2))
+    const [question, answer] = [...root.querySelectorAll<HTMLElement>('[data-testid=message]')]
+    // only replies carry it: a person does not report their own question
+    expect(question!.querySelector('button[aria-label=举报]')).toBeNull()
+    answer!.querySelector<HTMLButtonElement>('button[aria-label=举报]')!.click()
+    const form = await vi.waitFor(() => {
+      const found = root.querySelector<HTMLFormElement>('[data-testid=report-dialog]')
+      if (!found) throw new Error('no report dialog yet')
+      return found
+    })
+    const submit = () => form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }))
+    // the dialog clears its form in an effect after it first shows: a person is never that fast
+    await new Promise((r) => setTimeout(r, 50))
+    submit()
+    await vi.waitFor(() => expect(form.textContent).toContain('请选择举报理由'))
+    expect(calls.some((c) => c.path === '/api/v1/report')).toBe(false)
+    form.querySelector<HTMLInputElement>('input[value=暴力血腥]')!.click()
+    await vi.waitFor(() => expect(form.querySelector<HTMLInputElement>('input[value=暴力血腥]')!.checked).toBe(true))
+    submit()
+    await vi.waitFor(() => expect(calls.find((c) => c.path === '/api/v1/report')?.body).toEqual({ kind: 'reply', itemId: 'a2', reason: '暴力血腥' }))
+    await vi.waitFor(() => expect(root.querySelector('[data-testid=report-dialog]')).toBeNull())
   })
 
   it('obeys lingxi-chat-command: clear asks first, then empties the conversation', async () => {

@@ -19,7 +19,8 @@ const paths = {
   close: 'M6 6l12 12 M18 6L6 18',
   chevron: 'M6 9l6 6 6-6',
   share: 'M12 15V4 M8 8l4-4 4 4 M5 12v8h14v-8',
-  text: 'M5 6h14 M5 11h14 M5 16h9'
+  text: 'M5 6h14 M5 11h14 M5 16h9',
+  flag: 'M6 21V4 M6 4h11l-2 4 2 4H6'
 }
 
 export type GlyphName = keyof typeof paths

@@ -2,6 +2,7 @@ import { lazy, memo, Suspense, useCallback, useContext, useEffect, useLayoutEffe
 import { confirm } from '../../core/emit'
 import { copyText } from '../../core/format'
 import { Markdown } from '../../ui/markdown'
+import type { ReportTarget } from '../../ui/report-dialog'
 import { Glyph, IconButton, Logo, RoleAvatar } from './glyphs'
 import { LiveReply } from './live-reply'
 import { report } from './notice'
@@ -15,6 +16,8 @@ import { SCROLL_DELAY_MS, type ChatMessage, type Topic, type TopicMessages } fro
 const Edit = lazy(() => deferred(import('./edit')))
 // A question's files (thumbnails, chips): with the first message that has any.
 const Attached = lazy(() => deferred(import('./attach/history')))
+// 举报 a reply to the operators (issue 18): the shared dialog, when asked for.
+const Report = lazy(() => deferred(import('../../ui/report-dialog')))
 
 const DEFAULT_EXAMPLES = ['用三句话解释什么是量子计算', '帮我写一封请假邮件，语气礼貌', '推荐几本适合入门的科幻小说', '把「心有灵犀一点通」翻译成英文并解释']
 /** How close to the bottom still counts as being there (px). */
@@ -212,6 +215,8 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
   const note = NOTES[m.status]
   const watch = useContext(ReplyContext)
   const [editing, setEditing] = useState(false)
+  // The dialog's target: one object while it is open (the form starts afresh when it changes).
+  const [reporting, setReporting] = useState<ReportTarget | null>(null)
 
   async function handleDelete() {
     if (await confirm({ title: '删除消息', message: '确定删除这条消息吗？', confirmText: '删除' }))
@@ -289,8 +294,16 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
               )}
               {!user && last && !failed && <IconButton icon="retry" label="重新生成" onClick={retry} />}
               {user && !m.messageId.startsWith('local-') && <IconButton icon="edit" label="编辑" onClick={() => setEditing(true)} />}
+              {!user && m.content && !m.messageId.startsWith('local-') && (
+                <IconButton icon="flag" label="举报" onClick={() => setReporting({ kind: 'reply', itemId: m.messageId })} />
+              )}
               <IconButton icon="trash" label="删除" onClick={handleDelete} className="hover:text-danger" />
             </div>
+          )}
+          {reporting && (
+            <Suspense fallback={null}>
+              <Report target={reporting} onClose={() => setReporting(null)} />
+            </Suspense>
           )}
         </div>
       </div>
