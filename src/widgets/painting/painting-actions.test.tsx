@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { byText, calls, card, done, fake, input, installFakePainting, mount, need, push, submit, tasks, waitFor } from './fake-painting.test-helper'
+import { byText, calls, card, done, fake, input, installFakePainting, mount, need, push, streams, submit, tasks, waitFor } from './fake-painting.test-helper'
 import type { TaskButton } from './state'
 
 // The actions beyond U/V on /mj (zoom, vary, custom zoom), shorten and face swap as the upstream
@@ -28,6 +28,8 @@ describe('<lingxi-painting> /mj actions', () => {
     submit(text.form!)
     await waitFor(() => expect(calls.find((c) => c.path === 'painting/shorten')?.body).toEqual({ prompt: 'a very long prompt, with many words' }))
     const short = [...tasks.values()].find((t) => t.action === 'SHORTEN')!
+    // the account channel carries the result: pushed before it is open, it would be lost
+    await waitFor(() => expect(streams.size).toBe(1))
     push(
       done(short, {
         imageUrl: null,
@@ -71,6 +73,7 @@ describe('<lingxi-painting> /mj actions', () => {
     submit(text.form!)
     await waitFor(() => expect(tasks.size).toBe(1))
     const grid = [...tasks.values()][0]!
+    await waitFor(() => expect(streams.size).toBe(1))
     push(done(grid, { action: 'UPSCALE', prompt: 'a castle', promptEn: 'a castle', buttons: EDITS }))
     await waitFor(() => expect(byText(card(root, grid.taskId)!, '强变')).toBeDefined())
     byText(card(root, grid.taskId)!, '强变')!.click()
