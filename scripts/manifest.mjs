@@ -89,15 +89,17 @@ function docOf(entry) {
       ...(described.has(attr) ? { description: described.get(attr) } : {})
     }
   })
+  // `@attr x - Property only: …` documents a property set from script (an object): no attribute of the tag.
+  const propertyOnly = (a) => a.description?.startsWith('Property only') ?? false
   const fields = own.map((a) => ({
     kind: 'field',
     name: a.fieldName,
-    attribute: a.name,
+    ...(propertyOnly(a) ? {} : { attribute: a.name }),
     type: a.type,
     ...(a.description ? { description: a.description } : {})
   }))
   // `theme` is every element's, read by the shared stylesheet (:host([theme=…]), docs/decisions/0018-themes.md): an attribute, no property
-  const attributes = [...own, THEME]
+  const attributes = [...own.filter((a) => !propertyOnly(a)), THEME]
   const methods = tagged('method').map((m) => ({ kind: 'method', name: m.name, description: m.description }))
   for (const m of methods)
     if (!new RegExp(`\\b${m.name}\\([^)]*\\)\\s*\\{`).test(registration)) throw new Error(`${entry}: @method ${m.name} is not registered`)

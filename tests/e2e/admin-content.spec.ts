@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, expect, type Page, test, type TestInfo } from '@playwright/test'
-import { addSession, apiLogin } from './helpers'
+import { addSession, apiLogin, settled } from './helpers'
 import { type LingxiServer, startServer } from './server'
 
 // Issues 17 ("Content") and 18 (reports), as people use them at desktop and phone sizes: a viewer
@@ -65,6 +65,7 @@ async function shot(page: Page, info: TestInfo, name: string) {
 
 /** axe-core (WCAG 2.x A and AA) over the page as it is, a dialog included: no critical or serious violation. */
 async function axe(page: Page, where: string) {
+  await settled(page)
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   const bad = violations
     .filter((v) => v.impact === 'critical' || v.impact === 'serious')

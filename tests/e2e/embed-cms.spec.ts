@@ -140,12 +140,28 @@ test('custom-elements.json describes the tags, attributes, events, parts and met
     'external-controls',
     'open',
     'position',
+    'offset',
+    'icon',
     'color',
     'greeting',
     'label',
+    'starters',
+    'welcome',
+    'locale',
+    'page-context',
     'theme'
   ])
+  // set from script only (an object): a property, no attribute
+  expect(chat.members.find((m: { name: string }) => m.name === 'context')).not.toHaveProperty('attribute')
   expect(chat.events.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['lingxi-open', 'lingxi-close', 'lingxi-message']))
   expect(chat.cssParts.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['launcher', 'panel', 'greeting']))
-  expect(chat.members.filter((m: { kind: string }) => m.kind === 'method').map((m: { name: string }) => m.name)).toEqual(['show', 'hide', 'toggle'])
+  expect(chat.members.filter((m: { kind: string }) => m.kind === 'method').map((m: { name: string }) => m.name)).toEqual([
+    'identify',
+    'show',
+    'hide',
+    'toggle',
+    'send',
+    'prefill',
+    'destroy'
+  ])
 })

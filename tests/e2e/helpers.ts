@@ -22,8 +22,24 @@ export async function snap(page: Page, info: TestInfo, name: string, prefix = ''
   writeFileSync(join(dir, `${prefix}${name.replace(/[^\w\u4e00-\u9fff]+/g, '-')}.png`), body)
 }
 
+/**
+ * Waits for the page's finite animations and transitions (shadow roots included) to end: a dialog
+ * still fading in has blended colours, and axe would measure their contrast.
+ */
+export async function settled(page: Page) {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished.catch(() => {}))
+    )
+  )
+}
+
 /** The axe rules of a11y.spec.ts: no critical or serious violation on the page as it is. */
 export async function axe(page: Page, where: string) {
+  await settled(page)
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze()
   const bad = result.violations
     .filter((v) => v.impact === 'critical' || v.impact === 'serious')
