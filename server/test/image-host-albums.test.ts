@@ -38,6 +38,8 @@ describe('albums', () => {
     expect((await post('album/add', { name: '旅行' }, token)).body).toEqual({ code: 40000001, message: '已有名为「旅行」的相册', data: null })
     expect((await post('album/add', { name: ' ' }, token)).body).toMatchObject({ code: 40000001, message: '相册名称不能为空' })
     expect((await post('album/add', { name: '长'.repeat(41) }, token)).body).toMatchObject({ code: 40000001 })
+    // Albums list oldest first: the second is made a moment later (same-millisecond ties have no order).
+    ctx.h.clock.advance(1_000)
     const pets = (await post('album/add', { name: '宠物' }, token)).body.data
     expect((await post('album/rename', { albumId: pets.albumId, name: '猫' }, token)).body.data).toBe(true)
     expect((await post('album/rename', { albumId: pets.albumId, name: '旅行' }, token)).body.message).toBe('已有名为「旅行」的相册')
