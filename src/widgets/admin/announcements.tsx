@@ -3,7 +3,7 @@ import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
-import { Badge, button, danger, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit } from './parts'
+import { Badge, button, danger, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit, useAdminList } from './parts'
 import { adminCall, when } from './state'
 import { iso } from './content-state'
 
@@ -30,20 +30,8 @@ const toLocal = (ms: number) => {
 const fromLocal = (value: string) => new Date(value).getTime()
 
 export function AnnouncementsTab() {
-  const [list, setList] = useState<Notice[] | null>(null)
+  const { list, load } = useAdminList<Notice>('announcements/list')
   const [editing, setEditing] = useState<Partial<Notice> | null>(null)
-
-  async function load() {
-    try {
-      setList((await adminCall<{ list: Notice[] }>('announcements/list')).list)
-    } catch (e) {
-      notifyError(e)
-    }
-  }
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once, when the tab opens
-  useEffect(() => {
-    load()
-  }, [])
 
   async function withdraw(n: Notice) {
     try {

@@ -3,26 +3,14 @@ import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
-import { Badge, button, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit } from './parts'
+import { Badge, button, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit, useAdminList } from './parts'
 import { adminCall, grantsText, KINDS, type PayPackage, yuan } from './state'
 
 // 套餐: the recharge packages the user center sells; create, edit, put on or off sale.
 
 export function PackagesTab() {
-  const [list, setList] = useState<PayPackage[] | null>(null)
+  const { list, load } = useAdminList<PayPackage>('pay/packages')
   const [editing, setEditing] = useState<PayPackage | 'new' | null>(null)
-
-  async function load() {
-    try {
-      setList((await adminCall<{ list: PayPackage[] }>('pay/packages')).list)
-    } catch (e) {
-      notifyError(e)
-    }
-  }
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once, when the tab opens
-  useEffect(() => {
-    load()
-  }, [])
 
   async function toggle(p: PayPackage) {
     try {

@@ -1,8 +1,9 @@
-import { type ReactNode, useState } from 'react'
+import { type ReactNode, useEffect, useState } from 'react'
 import { ApiError, notifyError } from '../../core/api'
 import { UNAUTHORIZED_CODES } from '../../core/wire'
 import { Dialog } from '../../ui/dialog'
 import { SM, useMedia } from '../../ui/use-media'
+import { adminCall } from './state'
 
 // What the console's tabs share: a table that becomes cards on phones, form fields, buttons,
 // a pager and the dialog placement.
@@ -12,6 +13,8 @@ export const button = 'h-10 px-4 rounded-lg border border-line hover:border-prim
 export const primary = 'h-10 px-5 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110 whitespace-nowrap disabled:opacity-50'
 export const small = 'h-8 px-3 rounded-md border border-line text-sm hover:border-primary whitespace-nowrap'
 export const danger = 'h-8 px-3 rounded-md border border-danger/50 text-danger text-sm hover:bg-danger/10 whitespace-nowrap'
+/** A dialog's destructive submit: a red frame, its text in the ink colour so it keeps AA contrast in both themes. */
+export const dangerSubmit = 'h-10 px-5 rounded-lg border border-danger text-ink font-semibold hover:bg-danger/10 whitespace-nowrap'
 
 export interface Column<T> {
   label: string
@@ -156,6 +159,23 @@ export function Heading({ title, children }: { title: string; children?: ReactNo
       {children && <div className="flex flex-wrap gap-2">{children}</div>}
     </div>
   )
+}
+
+/** A tab's list from `path` (`{list}`), loaded when the tab opens; `load` reads it again after a change. */
+export function useAdminList<T>(path: string) {
+  const [list, setList] = useState<T[] | null>(null)
+  async function load() {
+    try {
+      setList((await adminCall<{ list: T[] }>(path)).list)
+    } catch (e) {
+      notifyError(e)
+    }
+  }
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once, when the tab opens
+  useEffect(() => {
+    load()
+  }, [])
+  return { list, load }
 }
 
 /** Runs a form's call: its error next to the form, a lost session the usual way. */

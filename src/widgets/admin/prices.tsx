@@ -3,7 +3,7 @@ import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
-import { Badge, button, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit } from './parts'
+import { Badge, button, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit, useAdminList } from './parts'
 import { adminCall } from './state'
 
 // 模型倍率: what each model's prompt and answer tokens cost in 对话额度 (×1 = one per token).
@@ -18,20 +18,8 @@ export interface AdminModel {
 }
 
 export function PricesTab() {
-  const [list, setList] = useState<AdminModel[] | null>(null)
+  const { list, load } = useAdminList<AdminModel>('models/list')
   const [editing, setEditing] = useState<AdminModel | null>(null)
-
-  async function load() {
-    try {
-      setList((await adminCall<{ list: AdminModel[] }>('models/list')).list)
-    } catch (e) {
-      notifyError(e)
-    }
-  }
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once, when the tab opens
-  useEffect(() => {
-    load()
-  }, [])
 
   async function reset(m: AdminModel) {
     try {
