@@ -3,7 +3,7 @@ import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
-import { Badge, button, danger, Field, FormError, input, Modal, Pager, primary, small, Table, useSubmit } from './parts'
+import { Badge, button, danger, Field, FormError, input, Modal, Pager, primary, small, Table, useSubmit, dangerSubmit } from './parts'
 import { adminCall, when } from './state'
 import { CONTENT_LISTS, type ContentList, type ContentRow, iso } from './content-state'
 
@@ -185,7 +185,7 @@ function ActionDialog({ row, onClose, onDone }: { row: ContentRow | null; onClos
           <button type="button" className={button} onClick={onClose}>
             取消
           </button>
-          <button type="submit" className={restoring ? primary : `${danger} h-10 px-5`} aria-disabled={busy}>
+          <button type="submit" className={restoring ? primary : dangerSubmit} aria-disabled={busy}>
             {restoring ? '确认恢复' : '确认下架'}
           </button>
         </div>

@@ -3,7 +3,7 @@ import { notifyError } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
-import { Badge, button, danger, Field, FormError, input, Modal, primary, small, Table, useSubmit } from './parts'
+import { Badge, button, danger, Field, FormError, input, Modal, primary, small, Table, useSubmit, dangerSubmit } from './parts'
 import { adminCall, when } from './state'
 import { iso, KIND_LABEL, REPORT_STATUS, type ReportRow } from './content-state'
 
@@ -188,7 +188,7 @@ function ResolveDialog({
           <button type="button" className={button} onClick={onClose}>
             取消
           </button>
-          <button type="submit" className={confirming ? `${danger} h-10 px-5` : primary} aria-disabled={busy}>
+          <button type="submit" className={confirming ? dangerSubmit : primary} aria-disabled={busy}>
             {confirming ? '确认违规' : '确认驳回'}
           </button>
         </div>

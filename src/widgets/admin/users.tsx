@@ -3,7 +3,7 @@ import { api, notifyError, type PermissionNode } from '../../core/api'
 import { toast } from '../../core/emit'
 import type * as On from '../../ui/events'
 import { Spinner } from '../../ui/icons'
-import { Badge, button, type Column, danger, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit } from './parts'
+import { Badge, button, type Column, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit, dangerSubmit } from './parts'
 import { type AdminUser, type AdminUserDetail, adminCall, FIELDS, KINDS, kindLabel, when } from './state'
 
 // 用户: search, one account's allowances, logs and sessions; adjust, disable/enable, permissions.
@@ -326,7 +326,7 @@ function StateDialog({ open, user, onClose, onDone }: { open: boolean; user: Adm
           <button type="button" className={button} onClick={onClose}>
             取消
           </button>
-          <button type="submit" className={disabling ? `${danger} h-10 px-5` : primary} aria-disabled={busy}>
+          <button type="submit" className={disabling ? dangerSubmit : primary} aria-disabled={busy}>
             {disabling ? '确认停用' : '确认启用'}
           </button>
         </div>
