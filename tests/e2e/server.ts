@@ -50,7 +50,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Lin
   child.stderr!.on('data', (c: Buffer) => process.stderr.write(c))
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 60_000)
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 180_000)
     const check = setInterval(() => {
       const first = lines.find((l) => l.startsWith('Lingxi is running at '))
       if (first) {

@@ -172,7 +172,8 @@ describe('<lingxi-hot-news>', () => {
     await vi.waitFor(() => expect(panel().getAttribute('data-status')).toBe('streaming'))
     button(panel(), '停止')!.click()
     await vi.waitFor(() => expect(panel().getAttribute('data-status')).toBe('interrput'))
-    expect(calls.find((c) => c.path === 'ai-chat/topic/message/stop')!.body).toEqual({ requestId: 'rq' })
+    // The panel shows 已停止 at once; the stop request goes out a moment later.
+    await vi.waitFor(() => expect(calls.find((c) => c.path === 'ai-chat/topic/message/stop')?.body).toEqual({ requestId: 'rq' }))
     expect(panel().textContent).toContain('已停止')
     expect(button(panel(), '复制全文')).toBeDefined()
   })

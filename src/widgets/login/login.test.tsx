@@ -27,9 +27,8 @@ describe('<lingxi-login>', () => {
     await flush()
     expect(shadow(plain).adoptedStyleSheets.length + shadow(plain).querySelectorAll('style').length).toBeGreaterThan(0)
     expect(shadow(plain).querySelector('[part=button]')).toBeNull()
-    await flush()
+    await vi.waitFor(() => expect(shadow(withButton).querySelector('[part=button]')?.textContent).toBe('登录'))
     const button = shadow(withButton).querySelector<HTMLButtonElement>('[part=button]')!
-    expect(button.textContent).toBe('登录')
     button.click()
     expect($loginOpen.get()).toBe('login')
   })
@@ -41,16 +40,19 @@ describe('<lingxi-login>', () => {
     const { defineElement } = await import('../../ui/define')
     const { Login } = await import('./login')
     defineElement('lingxi-login-later', Login, { button: 'boolean' })
-    await flush()
-    expect(shadow(el).querySelector('[part=button]')?.textContent).toBe('登录')
+    await vi.waitFor(() => expect(shadow(el).querySelector('[part=button]')?.textContent).toBe('登录'))
   })
 
   it('opens the two-step dialog titled 手机号登录 with the get-code button dimmed while the phone is empty', async () => {
     const el = document.createElement('lingxi-login')
     document.body.append(el)
     $loginOpen.set('login')
-    await flush()
-    const dialog = shadow(el).querySelector('dialog')!
+    // The dialog is a lazy chunk: on a loaded machine it renders later than a fixed wait.
+    const dialog = await vi.waitFor(() => {
+      const found = shadow(el).querySelector('dialog')
+      if (!found) throw new Error('no dialog yet')
+      return found
+    })
     expect(dialog.getAttribute('aria-label')).toBe('手机号登录')
     // showModal() runs in an effect after the dialog renders: on a loaded machine, a tick later.
     await vi.waitFor(() => expect(dialog.open).toBe(true))
@@ -63,8 +65,7 @@ describe('<lingxi-login>', () => {
     const el = document.createElement('lingxi-login')
     document.body.append(el)
     $loginOpen.set('modify-phone')
-    await flush()
-    expect(shadow(el).querySelector('dialog')!.getAttribute('aria-label')).toBe('请输入新手机号')
+    await vi.waitFor(() => expect(shadow(el).querySelector('dialog')?.getAttribute('aria-label')).toBe('请输入新手机号'))
     expect(shadow(el).querySelector('input[type=checkbox]')).toBeNull()
   })
 })
