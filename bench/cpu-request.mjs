@@ -5,10 +5,10 @@
 // The first round warms up and is not counted. Printed only.
 //
 //   node bench/cpu-request.mjs --before /tmp/base/server/dist/main.js [--after server/dist/main.js]
-//     [--endpoints user/info,ai-chat/topic/list] [--requests 2000] [--rounds 5] [--later-start]
+//     [--endpoints user/info,ai-chat/topic/list] [--requests 2000] [--rounds 5] [--later-start] [--progress]
 import { rmSync } from 'node:fs'
 import http from 'node:http'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { cpuMicros, flags, freePort, inParallel, loginMany, median, root, startLingxi, startProcess, stopProcess } from './lib.mjs'
 
@@ -58,6 +58,8 @@ async function measure(name, pid, url, tokens) {
   await inParallel(REQUESTS, 16, (i) => post(url, tokens?.[i % tokens.length]))
   runs[name] ??= []
   runs[name].push((cpuMicros(pid) - before) / REQUESTS)
+  // As it goes, so that a run cut short on a busy machine still leaves its rounds.
+  if (args.has('progress')) console.log(`  ${name}: ${runs[name].at(-1).toFixed(0)} µs (load average ${loadavg()[0].toFixed(1)})`)
 }
 for (let round = 0; round <= ROUNDS; round++) {
   for (const endpoint of ENDPOINTS)

@@ -13,6 +13,9 @@
  * or accounts calls lock() first, which locks their rows in (account, kind) order: two transactions
  * then never wait on each other in a circle. Rows of other tables are locked after the allowance
  * rows (see replies/accounting.ts).
+ *
+ * Every write notes its account on the transaction (balance-cache.ts): once the transaction has
+ * ended, user/info's cached balances of those accounts are dropped on every node.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { PgTransaction } from 'drizzle-orm/pg-core'
@@ -20,6 +23,7 @@ import type { Db, Tx } from '../db/database.js'
 import { accounts, allowances, balanceLog } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { publishAllowanceChange } from '../metrics/channels.js'
+import { noteBalanceChange } from './balance-cache.js'
 import type { AllowanceKind } from './kinds.js'
 
 /** A kind by its id, or its definition. Spending and holding need the definition (its refusal message). */
@@ -95,6 +99,7 @@ export async function grant(tx: Tx, accountId: string, kind: KindRef, amount: nu
     .onConflictDoUpdate({ target: [allowances.accountId, allowances.kind], set: { balance: sql`${allowances.balance} + ${amount}` } })
     .returning(returned)
   if (!after) throw new Error(`grant: no account ${accountId}`)
+  noteBalanceChange(tx, accountId)
   await log(tx, accountId, idOf(kind), amount, after, reason, at)
   return after.balance
 }
@@ -116,6 +121,7 @@ export async function spend(tx: Tx, accountId: string, kind: Refusing, amount: n
     .where(and(row(accountId, kind.id), sql`${allowances.balance} >= ${amount}`))
     .returning(returned)
   if (!after) throw new ApiError(40200001, kind.exhausted)
+  noteBalanceChange(tx, accountId)
   await log(tx, accountId, kind.id, -amount, after, reason, at)
   return after.balance
 }
@@ -133,6 +139,7 @@ export async function hold(tx: Tx, accountId: string, kind: Refusing, amount: nu
     .where(and(row(accountId, kind.id), sql`${allowances.balance} >= ${amount}`))
     .returning(returned)
   if (!after) throw new ApiError(40200001, kind.exhausted)
+  noteBalanceChange(tx, accountId)
 }
 
 /**
@@ -151,6 +158,7 @@ export async function settle(tx: Tx, accountId: string, kind: KindRef, held: num
     .where(row(accountId, id))
     .returning(returned)
   if (!after) throw new Error(`settle: account ${accountId} holds no ${id}`)
+  noteBalanceChange(tx, accountId)
   if (charged > 0) await log(tx, accountId, id, -charged, after, reason, at)
   return after
 }

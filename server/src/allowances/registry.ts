@@ -25,8 +25,8 @@ export interface AllowanceRegistry {
   readonly kindSchema: z.ZodType<string>
   /** An account's spendable balances by wire field, 0 for a kind it never had: user/info, rechargeCardCode. */
   balances(db: Db | Tx, accountId: string): Promise<Record<string, number>>
-  /** Amounts by kind id (a card's grants) as wire fields, every kind present: rechargeLog. */
-  fields(byId: Readonly<Record<string, number>>): Record<string, number>
+  /** Amounts by kind id (a card's grants, balances) as wire fields, every kind present: rechargeLog, user/info. */
+  fields(byId: ReadonlyMap<string, number> | Readonly<Record<string, number>>): Record<string, number>
 }
 
 const ID = /^[a-z][a-z0-9_]{0,31}$/

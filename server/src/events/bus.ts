@@ -44,12 +44,14 @@ export type AccountListener = (event: string, data: string) => void
  * Requests for the node that runs a job, wherever it is (`stop`), and for every node (`revoke`:
  * close the open streams of these sessions, which were just revoked, auth/session-streams.ts, and
  * forget them, auth/session-cache.ts; `account`: these accounts changed, read their sessions again;
+ * `balances`: these accounts' balances changed, read them again, allowances/balance-cache.ts;
  * `words`: the moderation word list changed).
  */
 export type ControlMessage =
   | { type: 'stop'; stream: string }
   | { type: 'revoke'; sessionIds: number[] }
   | { type: 'account'; accountIds: string[] }
+  | { type: 'balances'; accountIds: string[] }
   /** The moderation word list changed in the database: rebuild the matcher (moderation/word-store.ts). */
   | { type: 'words' }
 

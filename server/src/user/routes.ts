@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { createBalanceCache, watchBalanceWrites } from '../allowances/balance-cache.js'
+import { accountBalances } from '../allowances/ledger.js'
 import type { AllowanceRegistry } from '../allowances/registry.js'
 import type { Db } from '../db/database.js'
 import type { Account } from '../db/schema.js'
@@ -16,8 +18,11 @@ export function userInfoSchema(allowances: AllowanceRegistry) {
 /**
  * `phoneView`: who sees the full phone number (auth/phone-view.ts); a partner page that is not
  * trusted gets it masked, like in the login answers (docs/decisions/0019-session-cookie.md).
+ * The balances come from a cache that every balance change clears on every node (allowances/balance-cache.ts).
  */
 export function registerUserRoutes(api: Api, allowances: AllowanceRegistry, phoneView: PhoneViewSettings): void {
+  const balances = createBalanceCache({ now: api.now, bus: api.bus })
+  watchBalanceWrites(api.db, balances)
   defineRoute(
     api,
     '/api/v1/user/info',
@@ -29,13 +34,19 @@ export function registerUserRoutes(api: Api, allowances: AllowanceRegistry, phon
       response: userInfoSchema(allowances)
     },
     async ({ c, auth }) => {
-      const info = await toUserInfo(api.db, allowances, auth.account)
+      const id = auth.account.id
+      const info = userInfoOf(auth.account, allowances.fields(await balances.read(id, () => accountBalances(api.db, id))))
       return { ...info, phone: phoneFor(c, phoneView, info.phone) }
     }
   )
 }
 
+/** user/info's answer, the balances read from the database (not the cache): for answers right after a change. */
 export async function toUserInfo(db: Db, allowances: AllowanceRegistry, a: Account): Promise<z.infer<ReturnType<typeof userInfoSchema>>> {
+  return userInfoOf(a, await allowances.balances(db, a.id))
+}
+
+function userInfoOf(a: Account, balances: Record<string, number>): z.infer<ReturnType<typeof userInfoSchema>> {
   return {
     accountId: a.id,
     userId: a.id,
@@ -44,7 +55,7 @@ export async function toUserInfo(db: Db, allowances: AllowanceRegistry, a: Accou
     nickName: a.nickName,
     avatarUrl: a.avatarUrl,
     state: a.state === 1 ? 1 : 0,
-    ...(await allowances.balances(db, a.id)),
+    ...balances,
     permissionCodes: a.permissionCodes
   }
 }
