@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 
-const KEEP = 7 // 0000…0006 are released; never regenerated
+const KEEP = 8 // 0000…0007 are released; never regenerated
 const name = process.argv[2] ?? 'depth'
 const dir = new URL('../drizzle/', import.meta.url)
 const journalFile = new URL('meta/_journal.json', dir)

@@ -10,6 +10,8 @@ import { type LingxiServer, startServer } from './server'
 // and the balance log say it.
 
 const OPERATORS = { desktop: '13900139101', phone: '13900139102' }
+// Another operator each for the painting channel: one phone may ask for an SMS code once a minute.
+const PAINTERS = { desktop: '13900139103', phone: '13900139104' }
 const KEY = 'sk-e2e-channel-key-7788'
 let fake: FakeOpenAi
 let server: LingxiServer
@@ -17,7 +19,10 @@ let server: LingxiServer
 test.beforeAll(async () => {
   fake = await startFakeOpenAi({ apiKey: KEY })
   fake.script({ kind: 'stream', chunks: ['来自', '渠道'], usage: { prompt_tokens: 10, completion_tokens: 5 } })
-  server = await startServer({ ADMIN_PHONES: Object.values(OPERATORS).join(','), CHANNEL_SECRET_KEY: Buffer.alloc(32, 9).toString('base64') })
+  server = await startServer({
+    ADMIN_PHONES: [...Object.values(OPERATORS), ...Object.values(PAINTERS)].join(','),
+    CHANNEL_SECRET_KEY: Buffer.alloc(32, 9).toString('base64')
+  })
 })
 test.afterAll(async () => {
   await server?.stop()
@@ -125,6 +130,31 @@ for (const size of ['desktop', 'phone'] as const) {
       const config = (await (await fetch(`${server.url}/config/chatConfig.json`)).json()) as { models: { id: string; price: unknown }[] }
       expect(config.models.find((m) => m.id === MODEL)?.price).toEqual({ input: 2, output: 3 })
       expect(await reply(size === 'desktop' ? '13700139103' : '13700139104', MODEL)).toBe(35)
+    })
+
+    test('an operator adds a painting channel and sees it listed with its kind', async ({ page }, info) => {
+      const name = `绘画渠道${size}`
+      await page.goto(`${server.url}/admin?tab=channels`)
+      await loginAs(page, server, PAINTERS[size])
+      await page.getByRole('button', { name: '新建渠道' }).click()
+      const dialog = page.getByRole('dialog', { name: '新建渠道' })
+      await dialog.getByLabel('类型').selectOption({ label: 'Midjourney' })
+      // Painting upstreams serve no model list; their secret is optional.
+      await expect(dialog.getByLabel('模型')).toHaveCount(0)
+      await dialog.getByLabel('名称').fill(name)
+      await dialog.getByLabel('接口地址').fill('http://127.0.0.1:9/mj')
+      await dialog.getByLabel('密钥').fill('mj-secret-e2e-4455')
+      await axe(page, 'painting channel dialog')
+      await dialog.getByRole('button', { name: '保存' }).click()
+      await expect(dialog).toBeHidden()
+      const row = page.getByRole('region', { name: '上游渠道' }).getByTestId('admin-row').filter({ hasText: name })
+      await expect(row).toContainText('Midjourney')
+      await expect(row).toContainText('…4455')
+      await expect(row).toContainText('http://127.0.0.1:9')
+      await expect(row).not.toContainText('/mj')
+      expect(await page.content()).not.toContain('mj-secret-e2e-4455')
+      await shots(page, info, `${size}-painting-channel`)
+      await axe(page, 'channels with a painting channel')
     })
   })
 }

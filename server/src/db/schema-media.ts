@@ -15,6 +15,8 @@ export const musicTasks = pgTable(
       .references(() => accounts.id, { onDelete: 'cascade' }),
     /** 'demo' | 'suno' */
     provider: text('provider').notNull(),
+    /** The suno upstream channel (upstream_channels.id) that took it; polls go there. Null: the env's (SUNO_API_URL) or the demo. */
+    channelId: integer('channel_id'),
     /** 'describe' | 'custom' */
     mode: text('mode').notNull(),
     /** sunoCount taken for the request. */

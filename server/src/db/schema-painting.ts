@@ -25,6 +25,8 @@ export const paintingTasks = pgTable(
     /** demo | midjourney-proxy | a1111 */
     provider: text('provider').notNull(),
     upstreamId: text('upstream_id'),
+    /** The upstream channel (upstream_channels.id) that took it: polls and actions go there. Null: the env's upstream or the demo. */
+    channelId: integer('channel_id'),
     /** What the upstream needs to act on this task later (button customIds, seed …). */
     upstream: jsonb('upstream').$type<Record<string, unknown>>(),
     imageKey: text('image_key'),

@@ -1,16 +1,20 @@
-import { asc, count, sql } from 'drizzle-orm'
+import { asc, count, eq, sql } from 'drizzle-orm'
 import type { ChatSettings } from '../config.js'
 import type { Db } from '../db/database.js'
 import { modelPrices, type UpstreamChannel, upstreamChannels } from '../db/schema.js'
 import type { Logger } from '../logger.js'
 import { type ChannelHealth, createChannelHealth, type HealthView } from './channels-health.js'
+import { CHANNEL_KINDS, type Channel, type ChannelKind, type ChannelPool, createProviderCache, ENV_IDS, ENV_LABELS, type EnvUpstream } from './channels-pool.js'
 import { decryptKey, encryptKey, keyHint } from './channels-crypto.js'
 import type { ModelCatalog, ModelEntry } from './models.js'
 import { createOpenAiProvider } from './providers/openai.js'
 import { type ChatChunk, type ChatProvider, type ChatRequest, ProviderError } from './providers/provider.js'
 
 /**
- * Several OpenAI-compatible upstreams ("channels", stored in upstream_channels) behind one provider:
+ * Upstream channels of every kind (stored in upstream_channels, `kind`: openai chat, midjourney-proxy,
+ * AUTOMATIC1111, suno-api). The painting and music modules take theirs through pool(kind)
+ * (channels-pool.ts: the same order, failover and health). For chat:
+ * several OpenAI-compatible upstreams ("channels", stored in upstream_channels) behind one provider:
  * a reply goes to a channel that serves its model — the highest priority first, by weight within a
  * priority, channels cooling down last — and a 429, a 5xx or no connection BEFORE the first chunk
  * moves it to the next channel without the user seeing anything. Once a chunk was streamed, a
@@ -21,28 +25,14 @@ import { type ChatChunk, type ChatProvider, type ChatRequest, ProviderError } fr
  * console change arrives within that), and at once on this node after a change through the console.
  */
 
-export const ENV_CHANNEL_ID = 0
+export type { Channel, ChannelKind } from './channels-pool.js'
+export { CHANNEL_KINDS } from './channels-pool.js'
 export const NO_SECRET_MESSAGE = '没有设置 CHANNEL_SECRET_KEY，无法保存渠道密钥：请在服务器环境变量中设置后重启'
-
-export interface Channel {
-  id: number
-  name: string
-  baseUrl: string
-  keys: string[]
-  keyHints: string[]
-  models: string[]
-  priority: number
-  weight: number
-  enabled: boolean
-  /** `env`: OPENAI_* without CHANNEL_SECRET_KEY, used as is and not stored. */
-  source: 'db' | 'env'
-  updatedAt: number
-}
 
 export interface Channels {
   /** The failover provider of `openai` models. */
   provider: ChatProvider
-  /** The channels (with clear keys: never to be sent anywhere) and prices, cached for reloadMs. */
+  /** The channels of every kind (with clear keys: never to be sent anywhere), cached for reloadMs. */
   list(): Promise<Channel[]>
   catalog(): Promise<ModelCatalog>
   /** Read the database again now (after a change through the console). */
@@ -50,6 +40,11 @@ export interface Channels {
   health(id: number): HealthView
   /** The secret that seals keys; undefined without CHANNEL_SECRET_KEY. */
   secret: Buffer | undefined
+  /**
+   * The channels of a painting or music kind. `env`: the upstream its env variables configure, used
+   * while no channel of the kind is stored (and for tasks saved before channels, channel id null).
+   */
+  pool(kind: Exclude<ChannelKind, 'openai'>, env: EnvUpstream | undefined): ChannelPool
 }
 
 export interface ChannelsOptions {
@@ -82,14 +77,46 @@ export async function prepareChannels(db: Db, settings: ChatSettings, now: () =>
   await db.transaction(async (tx) => {
     // Two nodes starting together seed once.
     await tx.execute(sql`lock table ${upstreamChannels} in exclusive mode`)
-    const [row] = await tx.select({ n: count() }).from(upstreamChannels)
+    const [row] = await tx.select({ n: count() }).from(upstreamChannels).where(eq(upstreamChannels.kind, 'openai'))
     if ((row?.n ?? 0) > 0) return
     const at = new Date(now())
     await tx.insert(upstreamChannels).values({
+      kind: 'openai',
       name: '默认渠道（OPENAI_*）',
       baseUrl: openai.baseUrl,
       keys: [encryptKey(secret, openai.apiKey)],
       keyHints: [keyHint(openai.apiKey)],
+      models: [],
+      createdAt: at,
+      updatedAt: at
+    })
+  })
+}
+
+/**
+ * At start (painting and music modules): stores the env's upstream of a kind as its first channel
+ * when none of that kind is stored yet and CHANNEL_SECRET_KEY is set, as prepareChannels does for OPENAI_*.
+ */
+export async function seedChannel(
+  db: Db,
+  secret: Buffer | undefined,
+  kind: Exclude<ChannelKind, 'openai'>,
+  env: EnvUpstream | undefined,
+  now: () => number = Date.now
+): Promise<void> {
+  if (!secret || !env) return
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`lock table ${upstreamChannels} in exclusive mode`)
+    const [row] = await tx.select({ n: count() }).from(upstreamChannels).where(eq(upstreamChannels.kind, kind))
+    if ((row?.n ?? 0) > 0) return
+    const at = new Date(now())
+    const keys = env.key ? [env.key] : []
+    await tx.insert(upstreamChannels).values({
+      kind,
+      name: `默认渠道（${ENV_LABELS[kind]}）`,
+      baseUrl: env.baseUrl,
+      keys: keys.map((k) => encryptKey(secret, k)),
+      keyHints: keys.map(keyHint),
       models: [],
       createdAt: at,
       updatedAt: at
@@ -104,7 +131,8 @@ function retryable(error: unknown): boolean {
   return Boolean(unreachable) || status === 429 || (status !== undefined && status >= 500)
 }
 
-const serves = (channel: Channel, upstream: string) => channel.enabled && (channel.models.length === 0 || channel.models.includes(upstream))
+const serves = (channel: Channel, upstream: string) =>
+  channel.kind === 'openai' && channel.enabled && (channel.models.length === 0 || channel.models.includes(upstream))
 
 export function createChannels(options: ChannelsOptions): Channels {
   const { db, settings, logger } = options
@@ -115,35 +143,43 @@ export function createChannels(options: ChannelsOptions): Channels {
   const health: ChannelHealth = createChannelHealth({ now, coolAfter: options.coolAfter ?? 3, coolMs: options.coolMs ?? 60_000 })
   let loaded: { at: number; channels: Channel[]; catalog: ModelCatalog } | undefined
   let loading: Promise<NonNullable<typeof loaded>> | undefined
+  // The env upstream of each kind (chat: OPENAI_*; the others as their module registers them).
+  const envs = new Map<ChannelKind, EnvUpstream & { label: string }>()
+  if (settings.openai) envs.set('openai', { baseUrl: settings.openai.baseUrl, key: settings.openai.apiKey, label: ENV_LABELS.openai })
 
-  const envChannel = (): Channel[] =>
-    settings.openai
-      ? [
-          {
-            id: ENV_CHANNEL_ID,
-            name: '环境变量（OPENAI_*）',
-            baseUrl: settings.openai.baseUrl,
-            keys: [settings.openai.apiKey],
-            keyHints: [keyHint(settings.openai.apiKey)],
-            models: [],
-            priority: 0,
-            weight: 1,
-            enabled: true,
-            source: 'env',
-            updatedAt: 0
-          }
-        ]
-      : []
+  const envChannel = (kind: ChannelKind): Channel | undefined => {
+    const env = envs.get(kind)
+    if (!env) return undefined
+    const keys = env.key ? [env.key] : []
+    return {
+      id: ENV_IDS[kind],
+      kind,
+      name: `环境变量（${env.label}）`,
+      baseUrl: env.baseUrl,
+      keys,
+      keyHints: keys.map(keyHint),
+      models: [],
+      priority: 0,
+      weight: 1,
+      enabled: true,
+      source: 'env',
+      updatedAt: 0
+    }
+  }
 
   const open = (row: UpstreamChannel): Channel => {
     let keys: string[] = []
+    let readable = secret !== undefined
     try {
       keys = secret ? row.keys.map((sealed) => decryptKey(secret, sealed)) : []
     } catch (error) {
+      readable = false
       logger.error('a channel key cannot be decrypted with CHANNEL_SECRET_KEY; the channel is left out', { channel: row.id, error })
     }
+    const kind = (CHANNEL_KINDS as readonly string[]).includes(row.kind) ? (row.kind as ChannelKind) : 'openai'
     return {
       id: row.id,
+      kind,
       name: row.name,
       baseUrl: row.baseUrl,
       keys,
@@ -151,7 +187,8 @@ export function createChannels(options: ChannelsOptions): Channels {
       models: row.models,
       priority: row.priority,
       weight: row.weight,
-      enabled: row.enabled && keys.length > 0,
+      // A chat upstream needs a key; painting and music upstreams may run without one.
+      enabled: row.enabled && readable && (kind !== 'openai' || keys.length > 0),
       source: 'db',
       updatedAt: row.updatedAt.getTime()
     }
@@ -160,8 +197,13 @@ export function createChannels(options: ChannelsOptions): Channels {
   async function load() {
     const [rows, prices] = await Promise.all([db.select().from(upstreamChannels).orderBy(asc(upstreamChannels.id)), db.select().from(modelPrices)])
     // Without the secret nothing is stored (prepareChannels refuses to start otherwise): the env's upstream is the channel.
-    const channels = rows.length > 0 ? rows.map(open) : envChannel()
-    const enabled = channels.filter((c) => c.enabled)
+    const stored = rows.map(open)
+    const channels = CHANNEL_KINDS.flatMap((kind) => {
+      const own = stored.filter((c) => c.kind === kind)
+      const env = envChannel(kind)
+      return own.length > 0 ? own : env ? [env] : []
+    })
+    const enabled = channels.filter((c) => c.enabled && c.kind === 'openai')
     const catalog: ModelCatalog = {
       openai: enabled.length > 0,
       models: [...new Set(enabled.flatMap((c) => c.models))],
@@ -187,27 +229,19 @@ export function createChannels(options: ChannelsOptions): Channels {
   }
 
   // One provider per channel and key, remade when the channel changes.
-  const providers = new Map<string, ChatProvider>()
-  const providerOf = (channel: Channel, key: string) => {
-    const id = `${channel.id}:${channel.updatedAt}:${channel.baseUrl}:${key}`
-    let provider = providers.get(id)
-    if (!provider) {
-      if (providers.size > 200) providers.clear()
-      provider = createOpenAiProvider({
-        baseUrl: channel.baseUrl,
-        apiKey: key,
-        firstByteTimeoutMs: settings.firstByteTimeoutMs,
-        idleTimeoutMs: settings.idleTimeoutMs,
-        logger
-      })
-      providers.set(id, provider)
-    }
-    return provider
-  }
+  const providerOf = createProviderCache<ChatProvider>((channel, key) =>
+    createOpenAiProvider({
+      baseUrl: channel.baseUrl,
+      apiKey: key ?? '',
+      firstByteTimeoutMs: settings.firstByteTimeoutMs,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      logger
+    })
+  )
 
   /** Healthy channels by priority, then weight (a weighted shuffle); cooling ones last, the soonest back first. */
-  function order(channels: Channel[], upstream: string): Channel[] {
-    const serving = channels.filter((c) => serves(c, upstream))
+  function order(channels: Channel[], test: (c: Channel) => boolean): Channel[] {
+    const serving = channels.filter(test)
     const ready = serving.filter((c) => !health.cooling(c.id))
     const cooling = serving.filter((c) => health.cooling(c.id)).sort((a, b) => health.cooledUntil(a.id) - health.cooledUntil(b.id))
     const keyed = ready.map((c) => ({ c, key: random() ** (1 / Math.max(1, c.weight)) }))
@@ -219,7 +253,7 @@ export function createChannels(options: ChannelsOptions): Channels {
     async *stream(request: ChatRequest): AsyncIterable<ChatChunk> {
       const model: ModelEntry = request.model
       const upstream = model.upstreamModel ?? model.id
-      const tries = order((await current()).channels, upstream)
+      const tries = order((await current()).channels, (c) => serves(c, upstream))
       if (tries.length === 0) throw new ProviderError('upstream', `没有可用的 AI 服务渠道提供模型「${model.name}」，请联系管理员`)
       for (const [i, channel] of tries.entries()) {
         const key = channel.keys[Math.floor(random() * channel.keys.length)]!
@@ -262,6 +296,26 @@ export function createChannels(options: ChannelsOptions): Channels {
       loaded = undefined
       await current()
     },
-    health: (id) => health.view(id)
+    health: (id) => health.view(id),
+    pool(kind, env) {
+      if (env && !envs.has(kind)) {
+        envs.set(kind, { ...env, label: ENV_LABELS[kind] })
+        loaded = undefined
+      }
+      const of = (channels: Channel[]) => channels.filter((c) => c.kind === kind)
+      return {
+        kind,
+        order: async () => order(of((await current()).channels), (c) => c.enabled),
+        async find(id) {
+          const channels = of((await current()).channels)
+          if (id === null) return envChannel(kind) ?? order(channels, (c) => c.enabled)[0]
+          return channels.find((c) => c.id === id)
+        },
+        key: (channel) => (channel.keys.length === 0 ? undefined : channel.keys[Math.floor(random() * channel.keys.length)]),
+        record: (id, call) => health.record(id, call),
+        logger,
+        now
+      }
+    }
   }
 }

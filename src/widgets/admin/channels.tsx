@@ -6,11 +6,21 @@ import { Spinner } from '../../ui/icons'
 import { Badge, button, Field, FormError, Heading, input, Modal, primary, small, Table, useSubmit } from './parts'
 import { adminCall } from './state'
 
-// 渠道: the OpenAI-compatible upstreams replies go to, with this node's view of their health.
+// 渠道: the upstreams of chat (OpenAI-compatible), painting (midjourney-proxy, AUTOMATIC1111) and
+// music (suno-api), with this node's view of their health.
 // Keys go to the server and never come back: only their last 4 characters are shown.
+
+type Kind = 'openai' | 'midjourney' | 'sd' | 'suno'
+const KINDS: Record<Kind, { label: string; url: string; key: string }> = {
+  openai: { label: '对话', url: '不含 /v1', key: 'API Key' },
+  midjourney: { label: 'Midjourney', url: 'midjourney-proxy 地址，不含 /mj', key: 'mj-api-secret，可不填' },
+  sd: { label: 'Stable Diffusion', url: 'AUTOMATIC1111 地址', key: '--api-auth 的 用户名:密码，可不填' },
+  suno: { label: 'Suno 音乐', url: 'suno-api 地址', key: 'Bearer 密钥，可不填' }
+}
 
 export interface AdminChannel {
   id: number
+  kind: Kind
   name: string
   baseUrl: string
   keyHints: string[]
@@ -75,11 +85,9 @@ export function ChannelsTab() {
           新建渠道
         </button>
       </Heading>
-      {data && !editable && (
-        <p className="mb-3 text-sm text-muted">服务器没有设置 CHANNEL_SECRET_KEY：渠道密钥无法加密保存，只能使用环境变量 OPENAI_* 里的渠道。</p>
-      )}
+      {data && !editable && <p className="mb-3 text-sm text-muted">服务器没有设置 CHANNEL_SECRET_KEY：渠道密钥无法加密保存，只能使用环境变量里的渠道。</p>}
       <p className="mb-3 text-xs text-muted">
-        优先级高的渠道先用，同一优先级按权重分配；429、5xx 或连不上时在第一个字之前自动换下一个渠道。健康状况为本节点最近 10 分钟的统计。
+        每种类型的渠道各自按优先级、权重分配；429、5xx 或连不上时，在上游接下任务（或回复第一个字）之前自动换下一个渠道。健康状况为本节点最近 10 分钟的统计。
       </p>
       {!data ? (
         <Spinner label="加载渠道" />
@@ -91,9 +99,10 @@ export function ChannelsTab() {
           empty="还没有渠道"
           columns={[
             { label: '名称', cell: (c) => c.name },
+            { label: '类型', cell: (c) => KINDS[c.kind]?.label ?? c.kind },
             { label: '接口地址', cell: (c) => <span className="break-all">{c.baseUrl}</span> },
             { label: '密钥', cell: (c) => <span className="whitespace-nowrap">{c.keyHints.map((k) => `…${k}`).join('、')}</span> },
-            { label: '模型', cell: (c) => (c.models.length ? c.models.join('、') : '全部') },
+            { label: '模型', cell: (c) => (c.kind !== 'openai' ? '—' : c.models.length ? c.models.join('、') : '全部') },
             { label: '优先级', num: true, cell: (c) => c.priority },
             { label: '权重', num: true, cell: (c) => c.weight },
             { label: '状态', cell: (c) => <HealthCell c={c} /> },
@@ -145,6 +154,7 @@ function ChannelDialog({
   onDone: (c: AdminChannel, created: boolean) => void
 }) {
   const current = editing && editing !== 'new' ? editing : null
+  const [kind, setKind] = useState<Kind>('openai')
   const [name, setName] = useState('')
   const [baseUrl, setBaseUrl] = useState('')
   const [keys, setKeys] = useState('')
@@ -158,6 +168,7 @@ function ChannelDialog({
   useEffect(() => {
     if (!editing) return
     setError(null)
+    setKind(current?.kind ?? 'openai')
     setName(current?.name ?? '')
     setBaseUrl(current?.baseUrl ?? '')
     setKeys('')
@@ -172,15 +183,15 @@ function ChannelDialog({
     if (!name.trim()) return setError('请填写渠道名称')
     if (!/^https?:\/\/\S+$/.test(baseUrl.trim())) return setError('接口地址必须是 http:// 或 https:// 开头的网址')
     const keyList = lines(keys)
-    if (!current && keyList.length === 0) return setError('新渠道至少需要一个密钥')
+    if (!current && kind === 'openai' && keyList.length === 0) return setError('新渠道至少需要一个密钥')
     if (!/^-?\d+$/.test(priority.trim())) return setError('优先级必须是整数')
     if (!/^\d+$/.test(weight.trim()) || Number(weight) < 1) return setError('权重必须是不小于 1 的整数')
     const body = {
-      ...(current ? { id: current.id } : {}),
+      ...(current ? { id: current.id } : { kind }),
       name: name.trim(),
       baseUrl: baseUrl.trim(),
       ...(keyList.length ? { keys: keyList } : {}),
-      models: lines(models),
+      models: kind === 'openai' ? lines(models) : [],
       priority: Number(priority),
       weight: Number(weight),
       enabled
@@ -194,6 +205,21 @@ function ChannelDialog({
   return (
     <Modal open={editing !== null} title={current ? '编辑渠道' : '新建渠道'} onClose={onClose} width={560}>
       <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <Field id="lx-ch-kind" label="类型" hint={current ? '类型建好后不能修改' : undefined}>
+          <select
+            id="lx-ch-kind"
+            className={input}
+            value={kind}
+            disabled={current !== null}
+            onChange={(e) => setKind((e.target as HTMLSelectElement).value as Kind)}
+          >
+            {(Object.keys(KINDS) as Kind[]).map((k) => (
+              <option key={k} value={k}>
+                {KINDS[k].label}
+              </option>
+            ))}
+          </select>
+        </Field>
         <div className="grid grid-cols-1 sm:grid-cols-2 gap-3">
           <Field id="lx-ch-name" label="名称">
             <input
@@ -205,21 +231,21 @@ function ChannelDialog({
               data-autofocus
             />
           </Field>
-          <Field id="lx-ch-url" label="接口地址" hint="不含 /v1">
+          <Field id="lx-ch-url" label="接口地址" hint={KINDS[kind].url}>
             <input
               id="lx-ch-url"
               className={input}
               inputMode="url"
               value={baseUrl}
               onInput={(e) => setBaseUrl((e.target as HTMLInputElement).value)}
-              placeholder="https://api.deepseek.com"
+              placeholder={kind === 'openai' ? 'https://api.deepseek.com' : 'http://127.0.0.1:8080'}
             />
           </Field>
         </div>
         <Field
           id="lx-ch-keys"
           label="密钥"
-          hint={current ? `留空则保留现有密钥（${current.keyHints.map((k) => `…${k}`).join('、')}）；每行一个` : '每行一个，加密保存'}
+          hint={current ? `留空则保留现有密钥（${current.keyHints.map((k) => `…${k}`).join('、')}）；每行一个` : `${KINDS[kind].key}；每行一个，加密保存`}
         >
           <textarea
             id="lx-ch-keys"
@@ -230,9 +256,11 @@ function ChannelDialog({
             onInput={(e) => setKeys((e.target as HTMLTextAreaElement).value)}
           />
         </Field>
-        <Field id="lx-ch-models" label="模型" hint="上游模型名，每行一个；留空为全部模型">
-          <textarea id="lx-ch-models" className={`${input} h-20 py-2`} value={models} onInput={(e) => setModels((e.target as HTMLTextAreaElement).value)} />
-        </Field>
+        {kind === 'openai' && (
+          <Field id="lx-ch-models" label="模型" hint="上游模型名，每行一个；留空为全部模型">
+            <textarea id="lx-ch-models" className={`${input} h-20 py-2`} value={models} onInput={(e) => setModels((e.target as HTMLTextAreaElement).value)} />
+          </Field>
+        )}
         <div className="grid grid-cols-2 gap-3">
           <Field id="lx-ch-priority" label="优先级" hint="大的先用">
             <input

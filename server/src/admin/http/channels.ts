@@ -4,7 +4,7 @@ import { normalizeOpenAiBase } from '../../config.js'
 import { modelPrices, upstreamChannels } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { type Channel, type Channels, ENV_CHANNEL_ID, NO_SECRET_MESSAGE } from '../../replies/channels.js'
+import { CHANNEL_KINDS, type Channel, type ChannelKind, type Channels, NO_SECRET_MESSAGE } from '../../replies/channels.js'
 import { encryptKey, keyHint } from '../../replies/channels-crypto.js'
 import type { ChatModels } from '../../replies/models.js'
 import { audit } from './audit.js'
@@ -27,6 +27,8 @@ const health = z.object({
 const adminChannel = z
   .object({
     id: z.number(),
+    /** openai (chat), midjourney (midjourney-proxy), sd (AUTOMATIC1111), suno (suno-api). */
+    kind: z.enum(CHANNEL_KINDS),
     name: z.string(),
     baseUrl: z.string(),
     keyHints: z.array(z.string()),
@@ -34,7 +36,7 @@ const adminChannel = z
     priority: z.number(),
     weight: z.number(),
     enabled: z.boolean(),
-    /** `env`: OPENAI_* used as is (no CHANNEL_SECRET_KEY), read only. */
+    /** `env`: the env variables' upstream (none of its kind stored), read only. */
     source: z.enum(['db', 'env']),
     /** This node's view of its last 10 minutes. */
     health
@@ -71,10 +73,18 @@ const keys = z
   .array(z.string().trim().min(8, { error: '密钥太短（至少 8 个字符）' }).max(500, { error: '密钥太长' }), { error: 'keys 必须是密钥列表' })
   .max(20, { error: '一个渠道最多 20 个密钥' })
 const modelNames = z.array(z.string().trim().min(1).max(200), { error: 'models 必须是模型名列表' }).max(200, { error: '一个渠道最多 200 个模型' })
+/** A channel's base URL as its clients want it: chat without /v1, midjourney-proxy without /mj. */
+function baseOf(kind: ChannelKind, url: string): string {
+  if (kind === 'openai') return normalizeOpenAiBase(url)
+  const bare = url.replace(/\/+$/, '')
+  return kind === 'midjourney' ? bare.replace(/\/mj$/, '') : bare
+}
+
 const ratio = z.number({ error: '倍率必须是数字' }).min(0, { error: '倍率不能小于 0' }).max(1000, { error: '倍率不能大于 1000' })
 
 /** A stored channel as audit lines show it: no key, only hints. */
-const described = (c: Pick<Channel, 'name' | 'baseUrl' | 'keyHints' | 'models' | 'priority' | 'weight' | 'enabled'>) => ({
+const described = (c: Pick<Channel, 'name' | 'baseUrl' | 'keyHints' | 'models' | 'priority' | 'weight' | 'enabled'> & { kind: string }) => ({
+  kind: c.kind,
   name: c.name,
   baseUrl: c.baseUrl,
   keyHints: c.keyHints,
@@ -90,7 +100,7 @@ export function registerChannelRoutes(api: Api, channels: Channels | undefined, 
     if (!channels) throw new ApiError(50000000, '这台服务器没有配置对话渠道')
     return channels
   }
-  const view = (c: Channel): z.infer<typeof adminChannel> => ({ ...described(c), id: c.id, source: c.source, health: need().health(c.id) })
+  const view = (c: Channel): z.infer<typeof adminChannel> => ({ ...described(c), kind: c.kind, id: c.id, source: c.source, health: need().health(c.id) })
   const stored = async (db: Pick<Api['db'], 'select'>, id: number) => {
     const [row] = await db.select().from(upstreamChannels).where(eq(upstreamChannels.id, id)).for('update')
     if (!row) throw new ApiError(40400001, `渠道 #${id} 不存在`)
@@ -120,6 +130,8 @@ export function registerChannelRoutes(api: Api, channels: Channels | undefined, 
       summary: 'Creates a channel (no id) or changes one; `keys`, when given, replace its keys (stored encrypted)',
       body: z.object({
         id: z.number().int().positive().optional(),
+        /** Set at create (default openai); a channel keeps its kind. */
+        kind: z.enum(CHANNEL_KINDS, { error: '渠道类型只能是 openai、midjourney、sd 或 suno' }).optional(),
         name,
         baseUrl,
         keys: keys.optional(),
@@ -135,29 +147,33 @@ export function registerChannelRoutes(api: Api, channels: Channels | undefined, 
       if (!secret) throw new ApiError(40000001, NO_SECRET_MESSAGE)
       const at = new Date(api.now())
       const sealed = body.keys && body.keys.length > 0 ? { keys: body.keys.map((k) => encryptKey(secret, k)), keyHints: body.keys.map(keyHint) } : undefined
-      const fields = {
+      const fields = (kind: ChannelKind) => ({
         name: body.name,
-        baseUrl: normalizeOpenAiBase(body.baseUrl),
-        models: [...new Set(body.models)],
+        baseUrl: baseOf(kind, body.baseUrl),
+        // Painting and music upstreams serve no model list.
+        models: kind === 'openai' ? [...new Set(body.models)] : [],
         priority: body.priority,
         weight: body.weight,
         enabled: body.enabled,
         updatedAt: at
-      }
+      })
       const id = await api.db.transaction(async (tx) => {
         if (body.id === undefined) {
-          if (!sealed) throw new ApiError(40000001, '新渠道至少需要一个密钥')
+          const kind = body.kind ?? 'openai'
+          // midjourney-proxy, AUTOMATIC1111 and suno-api may run without a secret.
+          if (!sealed && kind === 'openai') throw new ApiError(40000001, '新渠道至少需要一个密钥')
           const [row] = await tx
             .insert(upstreamChannels)
-            .values({ ...fields, ...sealed, createdAt: at })
+            .values({ kind, ...fields(kind), ...(sealed ?? { keys: [], keyHints: [] }), createdAt: at })
             .returning()
           await audit(tx, auth, { action: 'channel.create', target: `channel:${row!.id}`, after: described(row!) }, at)
           return row!.id
         }
         const before = await stored(tx, body.id)
+        if (body.kind !== undefined && body.kind !== before.kind) throw new ApiError(40000001, '渠道类型不能修改，请新建一个渠道')
         const [row] = await tx
           .update(upstreamChannels)
-          .set({ ...fields, ...(sealed ?? {}) })
+          .set({ ...fields(before.kind as ChannelKind), ...(sealed ?? {}) })
           .where(eq(upstreamChannels.id, body.id))
           .returning()
         await audit(tx, auth, { action: 'channel.update', target: `channel:${body.id}`, before: described(before), after: described(row!) }, at)
@@ -180,7 +196,7 @@ export function registerChannelRoutes(api: Api, channels: Channels | undefined, 
       response: z.object({ id: z.number() })
     },
     async ({ body, auth }) => {
-      if (body.id === ENV_CHANNEL_ID) throw new ApiError(40000001, '环境变量里的渠道不能在控制台删除')
+      if (body.id <= 0) throw new ApiError(40000001, '环境变量里的渠道不能在控制台删除')
       const at = new Date(api.now())
       await api.db.transaction(async (tx) => {
         const before = await stored(tx, body.id)

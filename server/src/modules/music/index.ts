@@ -1,4 +1,7 @@
 import type { Config } from '../../config.js'
+import { type Channels, seedChannel } from '../../replies/channels.js'
+import { createProviderCache } from '../../replies/channels-pool.js'
+import { createChannelMusic } from './channels.js'
 import { defineModule, type ModuleDeps, type ModuleInstance } from '../module.js'
 import { SUNO } from './charges.js'
 import { createDemoMusicProvider } from './demo.js'
@@ -22,10 +25,18 @@ export interface MusicInstance extends ModuleInstance {
   runtime: MusicRuntime
 }
 
-/** suno-api when SUNO_API_URL is set, else the offline demo composer. */
-export function musicProvider(config: Config['music'], now: () => number): MusicProvider {
-  if (config.sunoApiUrl) return createSunoProvider({ baseUrl: config.sunoApiUrl, apiKey: config.sunoApiKey, model: config.sunoModel })
-  return createDemoMusicProvider({ now, delayMs: config.demoDelayMs })
+const envSuno = (config: Config['music']) => (config.sunoApiUrl ? { baseUrl: config.sunoApiUrl, key: config.sunoApiKey } : undefined)
+
+/**
+ * suno-api when SUNO_API_URL is set, else the offline demo composer. With `channels`, suno-api runs
+ * on its upstream channels (SUNO_API_URL's is the first of them): failover, health, polls at the task's channel.
+ */
+export function musicProvider(config: Config['music'], now: () => number, channels?: Pick<Channels, 'pool'>): MusicProvider {
+  const env = envSuno(config)
+  if (!env) return createDemoMusicProvider({ now, delayMs: config.demoDelayMs })
+  if (!channels) return createSunoProvider({ baseUrl: env.baseUrl, apiKey: env.key, model: config.sunoModel })
+  const client = createProviderCache((channel, key) => createSunoProvider({ baseUrl: channel.baseUrl, apiKey: key, model: config.sunoModel }))
+  return createChannelMusic(channels.pool('suno', env), client)
 }
 
 function createMusic(deps: ModuleDeps, options: MusicOptions = {}): MusicInstance {
@@ -33,7 +44,7 @@ function createMusic(deps: ModuleDeps, options: MusicOptions = {}): MusicInstanc
     db: deps.db,
     storage: deps.storage,
     bus: deps.bus,
-    provider: options.provider ?? musicProvider(deps.config.music, deps.now),
+    provider: options.provider ?? musicProvider(deps.config.music, deps.now, deps.replies.channels),
     now: deps.now,
     logger: deps.logger,
     jobs: deps.jobs,
@@ -52,6 +63,13 @@ function createMusic(deps: ModuleDeps, options: MusicOptions = {}): MusicInstanc
     },
     // Requests left unfinished by the last run (or whose jobs Redis lost) are polled again (or end,
     // refunded, when too old); a request still scheduled keeps its one poll per round.
+    // A fresh install (or the first start with CHANNEL_SECRET_KEY): SUNO_API_URL becomes the first suno channel.
+    async start() {
+      const channels = deps.replies.channels
+      if (!channels || options.provider) return
+      await seedChannel(deps.db, channels.secret, 'suno', envSuno(deps.config.music), deps.now)
+      await channels.reload()
+    },
     async resume() {
       await runtime.resume()
     },

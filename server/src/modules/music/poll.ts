@@ -104,7 +104,10 @@ export function createPoller(o: {
     }
     let clips: Clip[]
     try {
-      clips = await provider.get(open.map((r) => r.clipId))
+      clips = await provider.get(
+        open.map((r) => r.clipId),
+        task.channelId
+      )
     } catch (error) {
       logger.warn('polling music clips failed; retried at the next poll', { taskId, error })
       return true

@@ -38,8 +38,10 @@ export interface MusicProvider {
   demo: boolean
   /** Submits a request; answers its clips (usually two), as first reported. */
   generate(input: GenerateInput): Promise<Clip[]>
-  /** The current state of clips. */
-  get(ids: string[]): Promise<Clip[]>
+  /** Providers behind channels: generate, and which channel took the request (null: the env's). */
+  submit?(input: GenerateInput): Promise<{ clips: Clip[]; channelId: number | null }>
+  /** The current state of clips (asked of the channel that took their request; null: the env's). */
+  get(ids: string[], channelId?: number | null): Promise<Clip[]>
   lyrics(prompt: string): Promise<{ title: string; text: string }>
   /** The bytes behind a clip's audio or image URL, to copy into Lingxi's storage. */
   download(url: string, kind: 'audio' | 'image'): Promise<{ bytes: Uint8Array; contentType: string }>
@@ -51,7 +53,9 @@ export class MusicProviderError extends Error {
     readonly kind: 'credits' | 'timeout' | 'upstream' | 'rejected',
     message: string,
     /** The upstream's own words, for the server log only: users never see an upstream's text. */
-    readonly detail?: string
+    readonly detail?: string,
+    /** A 429, a 5xx or no connection: the upstream took nothing, and another channel may take it. */
+    readonly retryable = false
   ) {
     super(message, detail ? { cause: detail } : undefined)
     this.name = 'MusicProviderError'

@@ -175,8 +175,11 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
         await tx.insert(musicTasks).values({ id: taskId, accountId, provider: provider.kind, mode: input.mode, charged: 1, createdAt: at })
       })
       let clips: Clip[]
+      let channelId: number | null = null
       try {
-        clips = (await provider.generate(input)).slice(0, 4)
+        const taken = provider.submit ? await provider.submit(input) : { clips: await provider.generate(input), channelId: null }
+        clips = taken.clips.slice(0, 4)
+        channelId = taken.channelId
         if (clips.length === 0) throw new MusicProviderError('upstream', '音乐服务没有返回任何歌曲')
       } catch (error) {
         if (!(error instanceof MusicProviderError)) logger.error('music submit failed', { taskId, error })
@@ -189,6 +192,8 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
         })
         throw providerFailure(error)
       }
+      // Its polls go to the channel that took it.
+      if (channelId !== null) await db.update(musicTasks).set({ channelId }).where(eq(musicTasks.id, taskId))
       const created = new Date(now())
       const rows = await db
         .insert(musicSongs)

@@ -58,7 +58,7 @@ export function createSunoProvider(options: SunoOptions): MusicProvider {
       })
     } catch (error) {
       if ((error as Error).name === 'TimeoutError') throw new MusicProviderError('timeout', '音乐服务响应超时，请稍后再试')
-      throw new MusicProviderError('upstream', '音乐服务连接失败，请稍后再试', (error as Error).message)
+      throw new MusicProviderError('upstream', '音乐服务连接失败，请稍后再试', (error as Error).message, true)
     }
     let text: string
     try {
@@ -71,13 +71,13 @@ export function createSunoProvider(options: SunoOptions): MusicProvider {
     try {
       body = text === '' ? null : JSON.parse(text)
     } catch {
-      throw new MusicProviderError('upstream', `音乐服务返回了无法识别的内容（HTTP ${res.status}）`)
+      throw new MusicProviderError('upstream', `音乐服务返回了无法识别的内容（HTTP ${res.status}）`, undefined, res.status === 429 || res.status >= 500)
     }
     if (!res.ok) {
       const detail = body && typeof body === 'object' ? str((body as Record<string, unknown>).error).slice(0, 200) : ''
       if (res.status === 402) throw new MusicProviderError('credits', '音乐服务的额度已用完，请联系管理员')
       if (res.status === 400 || res.status === 422) throw new MusicProviderError('rejected', `音乐服务拒绝了请求（HTTP ${res.status}）`, detail)
-      throw new MusicProviderError('upstream', `音乐服务出错（HTTP ${res.status}）`, detail)
+      throw new MusicProviderError('upstream', `音乐服务出错（HTTP ${res.status}）`, detail, res.status === 429 || res.status >= 500)
     }
     return body
   }

@@ -1,8 +1,11 @@
 import type { Config } from '../../config.js'
+import { type Channels, seedChannel } from '../../replies/channels.js'
+import { createProviderCache } from '../../replies/channels-pool.js'
 import { moderatorFor } from '../../moderation/index.js'
 import { defineModule, type ModuleDeps, type ModuleInstance } from '../module.js'
 import { MJ } from './charges.js'
 import { createA1111 } from './providers/a1111.js'
+import { createChannelPainter } from './providers/channels.js'
 import { createDemoPainter, type DemoOptions } from './providers/demo.js'
 import { createMidjourneyProxy } from './providers/midjourney-proxy.js'
 import type { PaintingProvider } from './providers/provider.js'
@@ -31,37 +34,58 @@ export interface PaintingInstance extends ModuleInstance {
   runtime: PaintingRuntime
 }
 
-/** midjourney-proxy and AUTOMATIC1111 when configured, else the offline demo painter. */
-export function createPaintingProviders(config: Config, p: PaintingOptions = {}): { mj: PaintingProvider; sd: PaintingProvider } {
+/** The env's upstreams as channels would have them (seeded as the first channel of their kind). */
+const envMj = (config: Config) => config.painting.mjProxy && { baseUrl: config.painting.mjProxy.baseUrl, key: config.painting.mjProxy.apiSecret }
+const envSd = (config: Config) => config.painting.a1111 && { baseUrl: config.painting.a1111.baseUrl, key: config.painting.a1111.auth }
+
+/**
+ * midjourney-proxy and AUTOMATIC1111 when configured (MJ_PROXY_URL, A1111_URL), else the offline demo
+ * painter. With `channels`, a configured kind runs on its upstream channels (the env's upstream is
+ * the first of them): failover, health, and tasks that stay on the channel that took them.
+ */
+export function createPaintingProviders(
+  config: Config,
+  p: PaintingOptions = {},
+  channels?: Pick<Channels, 'pool'>
+): { mj: PaintingProvider; sd: PaintingProvider } {
   const settings = config.painting
   const demo = createDemoPainter({ delayMs: settings.demoDelayMs, ...p.demo })
+  const proxy = (baseUrl: string, apiSecret: string | undefined) =>
+    createMidjourneyProxy({
+      baseUrl,
+      apiSecret,
+      notifyHook: (taskId) => notifyHookFor(config.publicUrl, settings.notifySecret, taskId),
+      ...(p.fetch ? { fetch: p.fetch } : {})
+    })
+  const a1111 = (baseUrl: string, auth: string | undefined, pool?: ReturnType<Channels['pool']>) =>
+    createA1111({
+      baseUrl,
+      auth,
+      progressIntervalMs: 1000,
+      timeoutMs: settings.timeoutMs,
+      ...(pool ? { channels: pool } : {}),
+      ...(p.fetch ? { fetch: p.fetch } : {})
+    })
+  const mjEnv = envMj(config)
+  const sdEnv = envSd(config)
   const mj =
     p.providers?.mj ??
-    (settings.mjProxy
-      ? createMidjourneyProxy({
-          baseUrl: settings.mjProxy.baseUrl,
-          apiSecret: settings.mjProxy.apiSecret,
-          notifyHook: (taskId) => notifyHookFor(config.publicUrl, settings.notifySecret, taskId),
-          ...(p.fetch ? { fetch: p.fetch } : {})
-        })
+    (mjEnv
+      ? channels
+        ? createChannelPainter(
+            channels.pool('midjourney', mjEnv),
+            createProviderCache((c, key) => proxy(c.baseUrl, key))
+          )
+        : proxy(mjEnv.baseUrl, mjEnv.key)
       : demo)
-  const sd =
-    p.providers?.sd ??
-    (settings.a1111
-      ? createA1111({
-          baseUrl: settings.a1111.baseUrl,
-          auth: settings.a1111.auth,
-          progressIntervalMs: 1000,
-          timeoutMs: settings.timeoutMs,
-          ...(p.fetch ? { fetch: p.fetch } : {})
-        })
-      : demo)
+  const sd = p.providers?.sd ?? (sdEnv ? a1111(sdEnv.baseUrl, sdEnv.key, channels?.pool('sd', sdEnv)) : demo)
   return { mj, sd }
 }
 
 function createPainting(deps: ModuleDeps, p: PaintingOptions = {}): PaintingInstance {
   const settings = deps.config.painting
-  const { mj, sd } = createPaintingProviders(deps.config, p)
+  const channels = deps.replies.channels
+  const { mj, sd } = createPaintingProviders(deps.config, p, channels)
   const moderator = moderatorFor(deps)
   const runtime = createPaintingRuntime({
     moderator,
@@ -90,6 +114,13 @@ function createPainting(deps: ModuleDeps, p: PaintingOptions = {}): PaintingInst
     // Memory queue: painting tasks this process drew when it last stopped were cut off and end
     // FAILURE (refunded). BullMQ: their jobs are in Redis, maybe being drawn by another node.
     sweep: () => runtime.sweep(),
+    // A fresh install (or the first start with CHANNEL_SECRET_KEY): the env's upstreams become channel #1 of their kind.
+    async start() {
+      if (!channels || p.providers) return
+      await seedChannel(deps.db, channels.secret, 'midjourney', envMj(deps.config), deps.now)
+      await seedChannel(deps.db, channels.secret, 'sd', envSd(deps.config), deps.now)
+      await channels.reload()
+    },
     close: () => runtime.close()
   }
 }

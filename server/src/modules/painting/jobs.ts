@@ -109,7 +109,7 @@ export function createDrawing(options: PaintingRuntimeOptions, state: PaintingSt
         await t.end(taskId, 'FAILURE', message)
         return
       }
-      if (accepted.upstream && Object.keys(accepted.upstream).length > 0) await t.saveAccepted(taskId, accepted)
+      if ((accepted.upstream && Object.keys(accepted.upstream).length > 0) || accepted.channelId !== undefined) await t.saveAccepted(taskId, accepted)
       // The drawing itself: the job lasts as long (so limits across nodes hold, and a dead node's job is taken over).
       while (background.length > 0) await Promise.all(background.splice(0))
     } finally {

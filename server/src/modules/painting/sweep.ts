@@ -29,7 +29,7 @@ export function createSweeper(options: PaintingRuntimeOptions, t: Transitions) {
         const external = options.mj.fetch ? options.mj : undefined
         if (!external?.fetch) return
         const stale = await db
-          .select({ id: paintingTasks.id, upstreamId: paintingTasks.upstreamId })
+          .select({ id: paintingTasks.id, upstreamId: paintingTasks.upstreamId, channelId: paintingTasks.channelId })
           .from(paintingTasks)
           .where(
             and(
@@ -40,17 +40,21 @@ export function createSweeper(options: PaintingRuntimeOptions, t: Transitions) {
             )
           )
           .limit(100)
-        if (stale.length === 0) return
-        let updates: Map<string, PaintingUpdate>
-        try {
-          updates = await external.fetch([...new Set(stale.map((task) => task.upstreamId!))])
-        } catch (error) {
-          logger.warn('polling midjourney-proxy failed', { error: error instanceof Error ? error.message : String(error) })
-          return
-        }
-        for (const task of stale) {
-          const update = updates.get(task.upstreamId!)
-          if (update) await t.apply(task.id, update)
+        // Each task is asked of the channel that took it (null: the env's upstream).
+        const byChannel = new Map<number | null, typeof stale>()
+        for (const task of stale) byChannel.set(task.channelId, [...(byChannel.get(task.channelId) ?? []), task])
+        for (const [channelId, tasks] of byChannel) {
+          let updates: Map<string, PaintingUpdate>
+          try {
+            updates = await external.fetch([...new Set(tasks.map((task) => task.upstreamId!))], channelId)
+          } catch (error) {
+            logger.warn('polling midjourney-proxy failed', { channel: channelId, error: error instanceof Error ? error.message : String(error) })
+            continue
+          }
+          for (const task of tasks) {
+            const update = updates.get(task.upstreamId!)
+            if (update) await t.apply(task.id, update)
+          }
         }
       } finally {
         ticking = undefined

@@ -14,6 +14,7 @@ export const IMAGE_BLOCKED = '生成的图片未通过内容审核，未予保�
 export interface Accepted {
   upstreamId: string | null
   upstream?: Record<string, unknown>
+  channelId?: number | null
 }
 
 export type Transitions = ReturnType<typeof createTransitions>
@@ -53,6 +54,7 @@ export function createTransitions(options: PaintingRuntimeOptions, state: Pick<P
       .update(paintingTasks)
       .set({
         upstreamId: accepted.upstreamId,
+        ...(accepted.channelId !== undefined ? { channelId: accepted.channelId } : {}),
         upstream: sql`coalesce(${paintingTasks.upstream}, '{}'::jsonb) || ${JSON.stringify(accepted.upstream ?? {})}::jsonb`
       })
       .where(eq(paintingTasks.id, taskId))
@@ -90,6 +92,7 @@ export function createTransitions(options: PaintingRuntimeOptions, state: Pick<P
     if (update.promptEn !== undefined) set.promptEn = update.promptEn
     if (update.prompts !== undefined) set.prompts = update.prompts
     if (update.params !== undefined) set.params = update.params
+    if (update.channelId !== undefined) set.channelId = update.channelId
     if (stored) Object.assign(set, stored)
     if (update.status === 'SUCCESS') set.finishedAt = at
     const [row] = await db

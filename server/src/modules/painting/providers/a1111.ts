@@ -1,3 +1,4 @@
+import { type ChannelPool, taskChannelId } from '../../../replies/channels-pool.js'
 import { type PaintingProvider, ProviderError, type SubmitContext, sleep } from './provider.js'
 
 /**
@@ -6,6 +7,8 @@ import { type PaintingProvider, ProviderError, type SubmitContext, sleep } from 
  * so this process watches `GET /sdapi/v1/progress` meanwhile. The UI runs one job at a time: the job
  * queue runs one of its jobs at a time across every node (`globalConcurrency`), and calls made here
  * directly also wait their turn (status SUBMITTED) instead of piling onto the UI's queue.
+ * With `channels` (kind `sd`), a picture goes to the first channel in order, and a 429, a 5xx or a
+ * refused connection of the drawing call moves it to the next (the UI drew nothing for it).
  */
 export interface A1111Options {
   baseUrl: string
@@ -17,6 +20,22 @@ export interface A1111Options {
   timeoutMs: number
   fetch?: typeof fetch
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+  /** The `sd` channels (their key is `user:pass`): baseUrl and auth are then not used. */
+  channels?: ChannelPool
+}
+
+interface Target {
+  base: string
+  headers: Record<string, string>
+  /** From the channel pool; absent for baseUrl + auth. */
+  channelId?: number | null
+  id?: number
+}
+
+function targetOf(baseUrl: string, auth: string | undefined): Omit<Target, 'channelId' | 'id'> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' }
+  if (auth) headers.Authorization = `Basic ${Buffer.from(auth).toString('base64')}`
+  return { base: baseUrl.replace(/\/+$/, ''), headers }
 }
 
 interface Txt2ImgResponse {
@@ -39,11 +58,18 @@ export function parseInfo(info: unknown): { seed?: number; infotexts?: string[] 
 }
 
 export function createA1111(options: A1111Options): PaintingProvider {
-  const base = options.baseUrl.replace(/\/+$/, '')
   const doFetch = options.fetch ?? fetch
   const wait = options.sleep ?? sleep
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' }
-  if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`
+  const pool = options.channels
+  async function targets(): Promise<Target[]> {
+    if (!pool) return [targetOf(options.baseUrl, options.auth)]
+    const list = (await pool.order()).map((c) => ({ ...targetOf(c.baseUrl, pool.key(c)), channelId: taskChannelId(c), id: c.id }))
+    if (list.length === 0) throw new ProviderError('没有可用的 Stable Diffusion 渠道，请联系管理员')
+    return list
+  }
+  const record = (target: Target, ok: boolean, started: number) => {
+    if (pool && target.id !== undefined) pool.record(target.id, { ok, latencyMs: Date.now() - started })
+  }
   // One job at a time, like the UI itself.
   let queue: Promise<void> = Promise.resolve()
 
@@ -88,11 +114,13 @@ export function createA1111(options: A1111Options): PaintingProvider {
                 : {})
             }
           }
+    const tries = await targets()
+    let target = tries[0]!
     const controller = new AbortController()
     // The person stopped it (or it timed out): the UI stops drawing too, since this job is the one it runs.
     const stop = () => {
       controller.abort()
-      void doFetch(`${base}/sdapi/v1/interrupt`, { method: 'POST', headers, signal: AbortSignal.timeout(5000) }).catch(() => {})
+      void doFetch(`${target.base}/sdapi/v1/interrupt`, { method: 'POST', headers: target.headers, signal: AbortSignal.timeout(5000) }).catch(() => {})
     }
     ctx.signal.addEventListener('abort', stop, { once: true })
     const timer = setTimeout(() => controller.abort(new ProviderError('Stable Diffusion 绘图超时', true)), options.timeoutMs)
@@ -102,7 +130,7 @@ export function createA1111(options: A1111Options): PaintingProvider {
         await wait(options.progressIntervalMs, controller.signal)
         if (finished || controller.signal.aborted) return
         try {
-          const res = await doFetch(`${base}/sdapi/v1/progress?skip_current_image=true`, { headers, signal: controller.signal })
+          const res = await doFetch(`${target.base}/sdapi/v1/progress?skip_current_image=true`, { headers: target.headers, signal: controller.signal })
           if (!res.ok) continue
           const body = (await res.json()) as { progress?: number }
           const progress = typeof body.progress === 'number' ? Math.round(body.progress * 100) : 0
@@ -114,17 +142,34 @@ export function createA1111(options: A1111Options): PaintingProvider {
     })()
     try {
       await ctx.report({ status: 'IN_PROGRESS', progress: 0 })
-      let res: Response
-      try {
-        res = await doFetch(`${base}${request.path}`, { method: 'POST', headers, signal: controller.signal, body: JSON.stringify(request.body) })
-      } catch (error) {
-        if (ctx.signal.aborted) return
-        const reason = controller.signal.reason
-        if (reason instanceof ProviderError) throw reason
-        throw new ProviderError(
-          error instanceof Error && error.name === 'TimeoutError' ? 'Stable Diffusion 绘图超时' : '无法连接 Stable Diffusion 服务，请稍后再试'
-        )
+      let res: Response | undefined
+      for (const [i, next] of tries.entries()) {
+        target = next
+        const started = Date.now()
+        const last = i === tries.length - 1
+        try {
+          res = await doFetch(`${target.base}${request.path}`, {
+            method: 'POST',
+            headers: target.headers,
+            signal: controller.signal,
+            body: JSON.stringify(request.body)
+          })
+        } catch (error) {
+          if (ctx.signal.aborted) return
+          const reason = controller.signal.reason
+          if (reason instanceof ProviderError) throw reason
+          const timedOut = error instanceof Error && error.name === 'TimeoutError'
+          if (!timedOut) record(target, false, started)
+          if (!last && !timedOut) continue
+          throw new ProviderError(timedOut ? 'Stable Diffusion 绘图超时' : '无法连接 Stable Diffusion 服务，请稍后再试')
+        }
+        const failed = res.status === 429 || res.status >= 500
+        record(target, !failed, started)
+        if (!failed || last) break
+        // This UI drew nothing for it: the next channel draws it.
+        await res.body?.cancel().catch(() => {})
       }
+      if (!res) throw new ProviderError('无法连接 Stable Diffusion 服务，请稍后再试')
       if (res.status === 401) throw new ProviderError('Stable Diffusion 服务拒绝访问（账号或密码不正确），请联系管理员')
       if (!res.ok) {
         let detail = ''
@@ -150,7 +195,8 @@ export function createA1111(options: A1111Options): PaintingProvider {
         progress: 100,
         image: { body: new Uint8Array(image), contentType: 'image/png' },
         promptEn: p.prompt,
-        params: { ...p, seed: typeof info.seed === 'number' ? info.seed : p.seed }
+        params: { ...p, seed: typeof info.seed === 'number' ? info.seed : p.seed },
+        ...(target.channelId !== undefined ? { channelId: target.channelId } : {})
       })
     } finally {
       finished = true
@@ -168,7 +214,8 @@ export function createA1111(options: A1111Options): PaintingProvider {
     async samplers() {
       let res: Response
       try {
-        res = await doFetch(`${base}/sdapi/v1/samplers`, { headers, signal: AbortSignal.timeout(10_000) })
+        const [target] = await targets()
+        res = await doFetch(`${target!.base}/sdapi/v1/samplers`, { headers: target!.headers, signal: AbortSignal.timeout(10_000) })
       } catch {
         throw new ProviderError('无法连接 Stable Diffusion 服务，请稍后再试')
       }

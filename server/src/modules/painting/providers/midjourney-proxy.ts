@@ -210,10 +210,14 @@ export function createMidjourneyProxy(options: MidjourneyProxyOptions): Painting
       })
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError'
-      throw new ProviderError(timedOut ? '绘画服务响应超时，请稍后再试' : '无法连接绘画服务，请稍后再试', timedOut)
+      // A timeout may have reached the proxy (it could have taken the task): only a refused connection is safe to send elsewhere.
+      throw new ProviderError(timedOut ? '绘画服务响应超时，请稍后再试' : '无法连接绘画服务，请稍后再试', timedOut, undefined, !timedOut)
     }
     if (res.status === 401 || res.status === 403) throw new ProviderError('绘画服务拒绝访问（密钥不正确），请联系管理员')
-    if (!res.ok) throw new ProviderError(`绘画服务出错（HTTP ${res.status}），请稍后再试`)
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => {})
+      throw new ProviderError(`绘画服务出错（HTTP ${res.status}），请稍后再试`, false, undefined, res.status === 429 || res.status >= 500)
+    }
     try {
       return (await res.json()) as T
     } catch {

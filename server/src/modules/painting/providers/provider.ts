@@ -64,6 +64,8 @@ export interface PaintingUpdate {
   upstream?: Record<string, unknown>
   /** Replaces the task's params (SD: the seed actually used). */
   params?: Record<string, unknown>
+  /** The upstream channel that drew it (in-process painters with channels); null: the env's. */
+  channelId?: number | null
 }
 
 export interface SubmitContext {
@@ -83,6 +85,8 @@ export interface SubmitResult {
   /** The upstream's task id (midjourney-proxy), or null when the work runs in this process. */
   upstreamId: string | null
   upstream?: Record<string, unknown>
+  /** The upstream channel that took it (painters behind channels); null: the env's. Saved on the task. */
+  channelId?: number | null
 }
 
 export interface PaintingProvider {
@@ -103,8 +107,8 @@ export interface PaintingProvider {
   features?(): Promise<{ actions: boolean; shorten: boolean; faceSwap: boolean }>
   /** Stable diffusion: the sampler names the upstream has (`/sdapi/v1/samplers`). */
   samplers?(): Promise<string[]>
-  /** External upstreams: the current state of tasks by upstream id (polling). */
-  fetch?(upstreamIds: string[]): Promise<Map<string, PaintingUpdate>>
+  /** External upstreams: the current state of tasks by upstream id (polling), at the tasks' channel (null: the env's). */
+  fetch?(upstreamIds: string[], channelId?: number | null): Promise<Map<string, PaintingUpdate>>
 }
 
 /** The upstream refused or failed; `message` is Chinese and shown to the person. */
@@ -113,7 +117,9 @@ export class ProviderError extends Error {
     message: string,
     readonly timeout = false,
     /** The upstream's own words, for the server log only: users never see an upstream's text. */
-    readonly detail?: string
+    readonly detail?: string,
+    /** A 429, a 5xx or no connection: the upstream took nothing, and another channel may take it. */
+    readonly retryable = false
   ) {
     super(message, detail ? { cause: detail } : undefined)
     this.name = 'ProviderError'
