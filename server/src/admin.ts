@@ -46,7 +46,7 @@ Uses the server's settings: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded data
 default ./data). The embedded database serves one process at a time: stop the server first,
 or run the server on PostgreSQL to manage accounts while it runs, or set LINGXI_ADMIN_TOKEN (an
 operator's access token) and LINGXI_ADMIN_URL (default PUBLIC_URL): while the server holds the
-embedded database, ${REMOTE_COMMANDS.join(', ')} then go through its operator API.`
+embedded database, the commands (${REMOTE_COMMANDS.join(', ')}) then go through its operator API.`
 
 export interface AdminIo {
   out(line: string): void

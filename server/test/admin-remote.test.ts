@@ -47,7 +47,7 @@ async function admin(argv: string[], env: Record<string, string>) {
 }
 
 describe('lingxi-admin through the operator API', () => {
-  it('lists, grants and makes cards through the running server, each audited; refuses what the API does not cover', async () => {
+  it('lists, grants and makes cards through the running server, each audited; sets the state; refuses an unknown command', async () => {
     const { accessToken } = await ctx.h.login(OPERATOR)
     const user = await ctx.h.login('13800138055')
     await withServer(async (url) => {
@@ -68,9 +68,12 @@ describe('lingxi-admin through the operator API', () => {
       const actions = (await ctx.db.db.select().from(adminAudit)).map((a) => a.action)
       expect(actions).toEqual(expect.arrayContaining(['permission.change', 'cards.create']))
 
-      const orders = await admin(['state', '13800138055', '0'], env)
-      expect(orders.code).toBe(1)
-      expect(orders.err.join('\n')).toContain('needs the database itself')
+      const state = await admin(['state', '13800138055', '0'], env)
+      expect(state.code).toBe(0)
+      const [expired] = await ctx.db.db.select().from(accounts).where(eq(accounts.id, user.accountId))
+      expect(expired!.state).toBe(0)
+      const unknown = await admin(['cards', 'burn'], env)
+      expect(unknown.code).toBe(2)
 
       const user2 = await ctx.h.login('13800138066')
       const refused = await admin(['list'], { LINGXI_ADMIN_TOKEN: user2.accessToken, LINGXI_ADMIN_URL: url })

@@ -1,3 +1,4 @@
+import { createHmac, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import AxeBuilder from '@axe-core/playwright'
 import { expect, type Page, test, type TestInfo } from '@playwright/test'
@@ -12,9 +13,11 @@ import { type LingxiServer, startServer } from './server'
 /** One operator per size (a phone gets a few codes a minute). */
 const OPERATORS = { desktop: '13900139000', phone: '13900139009', weight: '13900139008' }
 let server: LingxiServer
+/** A partner of single sign-on (issue 16 item 3): its users have no phone, the console names partner and sub. */
+const PARTNER = { id: 'qinghe', name: '青禾书店', origins: ['https://shop.qinghe.example'], secret: 'qinghe-secret-0123456789-abcdefghijkl' }
 
 test.beforeAll(async () => {
-  server = await startServer({ ADMIN_PHONES: Object.values(OPERATORS).join(',') })
+  server = await startServer({ ADMIN_PHONES: Object.values(OPERATORS).join(','), LINGXI_PARTNERS: JSON.stringify([PARTNER]) })
 })
 test.afterAll(async () => {
   await server?.stop()
@@ -42,6 +45,20 @@ async function paidOrder(phone: string): Promise<string> {
   const confirm = await fetch(`${server.url}/api/v1/pay/demo/${made.data.orderId}/confirm`, { method: 'POST', redirect: 'manual' })
   expect(confirm.status).toBe(303)
   return made.data.orderId
+}
+
+/** A user of the partner's own login, identified through its signed assertion (as its page would). */
+async function partnerUser(sub: string) {
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+  const iat = Math.floor(Date.now() / 1000)
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ iss: PARTNER.id, sub, aud: 'lingxi', iat, exp: iat + 120, jti: randomUUID() })}`
+  const assertion = `${unsigned}.${createHmac('sha256', PARTNER.secret).update(unsigned).digest('base64url')}`
+  const res = await fetch(`${server.url}/api/v1/auth/partner/identify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: PARTNER.origins[0]! },
+    body: JSON.stringify({ assertion, platform: 'PC' })
+  })
+  expect(((await res.json()) as { code: number }).code).toBe(2000)
 }
 
 /** axe-core (WCAG 2.x A and AA) over the page as it is, a dialog included: no critical or serious violation. */
@@ -191,6 +208,35 @@ for (const size of ['desktop', 'phone'] as const) {
       await page.keyboard.press('Home')
       await expect(tabs.getByRole('tab', { name: '用户' })).toBeFocused()
       await expect(tabs.getByRole('tab', { name: '用户' })).toHaveAttribute('aria-selected', 'true')
+    })
+
+    test('partner users in the users tab, and the partners view', async ({ page }, info) => {
+      const sub = `reader-${suffix}`
+      await partnerUser(sub)
+      await page.goto(`${server.url}/admin`)
+      await loginAs(page, server, OPERATORS[size])
+      const tabs = page.getByRole('tablist', { name: '运营后台' })
+      const users = page.getByRole('region', { name: '用户列表' })
+      await expect(users.getByTestId('admin-row').first()).toBeVisible()
+      await page.getByLabel('按合作方筛选').selectOption(PARTNER.id)
+      const row = users.getByTestId('admin-row').filter({ hasText: sub })
+      await expect(row).toContainText(`合作方 ${PARTNER.id}`)
+      // Only the partner's users: no row with a phone.
+      await expect(users).not.toContainText('+86')
+      await shots(page, info, `${size}-partner-users`)
+      await axe(page, 'partner users')
+      await row.getByRole('button', { name: `查看 ${PARTNER.id} ${sub}` }).click()
+      await expect(page.getByRole('heading', { name: new RegExp(sub) })).toContainText(`合作方 ${PARTNER.id}`)
+
+      await tabs.getByRole('tab', { name: '合作方' }).click()
+      const partners = page.getByRole('region', { name: '合作方' }).getByTestId('admin-row')
+      await expect(partners).toHaveCount(1)
+      await expect(partners).toContainText(PARTNER.name)
+      await expect(partners).toContainText(PARTNER.origins[0]!)
+      await expect(page.getByRole('region', { name: '合作方' })).not.toContainText(PARTNER.secret)
+      await shots(page, info, `${size}-partners`)
+      await axe(page, 'partners')
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size === 'phone' ? 390 : 1280)
     })
 
     test('a normal user is refused /admin', async ({ page }) => {

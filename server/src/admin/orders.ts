@@ -1,5 +1,13 @@
 import type { Db } from '../db/database.js'
-import { approveOrder, createActivity, listActivitiesForOperator, listSubmissions, OperatorError, rejectOrder } from '../modules/orders/operator.js'
+import {
+  approveOrder,
+  createActivity,
+  listActivitiesForOperator,
+  listSubmissions,
+  type NewActivity,
+  OperatorError,
+  rejectOrder
+} from '../modules/orders/operator.js'
 import { type Platform, PLATFORMS } from '../modules/orders/wire.js'
 import { AdminError } from './commands.js'
 
@@ -51,36 +59,46 @@ const text = (name: string, raw: string | true | undefined): string => {
   if (typeof raw !== 'string' || raw.trim() === '') throw new AdminError(`--${name} is required`, 2)
   return raw.trim()
 }
-const fen = (n: number) => `${(n / 100).toFixed(2)} 元`
+export const fen = (n: number) => `${(n / 100).toFixed(2)} 元`
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') : '-')
+
+/** `orders activity create`'s options → the activity (a usage error, exit code 2, when they do not make one). */
+export function activityInput(rest: string[], now = Date.now()): NewActivity {
+  const o = options(
+    rest,
+    ['quality'],
+    ['title', 'brief', 'requirements', 'platform', 'reward-fen', 'budget-fen', 'start', 'end', 'sessions', 'places', 'cover']
+  )
+  const platform = text('platform', o.platform) as Platform
+  if (!PLATFORMS.includes(platform)) throw new AdminError(`--platform must be one of ${PLATFORMS.join(', ')}`, 2)
+  return {
+    title: text('title', o.title),
+    brief: text('brief', o.brief),
+    requirements: typeof o.requirements === 'string' ? o.requirements.trim() : '',
+    platform,
+    quality: o.quality === true,
+    rewardFen: whole('reward-fen', o['reward-fen']),
+    budgetFen: whole('budget-fen', o['budget-fen']),
+    startTime: parseTime(text('start', o.start), now),
+    endTime: parseTime(text('end', o.end), now),
+    sessions: whole('sessions', o.sessions, 1),
+    places: whole('places', o.places, 10),
+    cover: typeof o.cover === 'string' ? o.cover.trim() : null
+  }
+}
+
+/** `orders review list [--status S]` → the status asked for. */
+export const reviewStatus = (rest: string[]): string => {
+  const o = options(rest, [], ['status'])
+  return typeof o.status === 'string' ? o.status : 'submitted'
+}
 
 /** `lingxi-admin orders …`; returns the exit code. */
 export async function runOrdersCommand(args: string[], io: { out(line: string): void }, withDb: WithDb): Promise<number> {
   const [area, sub, ...rest] = args
   try {
     if (area === 'activity' && sub === 'create') {
-      const o = options(
-        rest,
-        ['quality'],
-        ['title', 'brief', 'requirements', 'platform', 'reward-fen', 'budget-fen', 'start', 'end', 'sessions', 'places', 'cover']
-      )
-      const platform = text('platform', o.platform) as Platform
-      if (!PLATFORMS.includes(platform)) throw new AdminError(`--platform must be one of ${PLATFORMS.join(', ')}`, 2)
-      const now = Date.now()
-      const input = {
-        title: text('title', o.title),
-        brief: text('brief', o.brief),
-        requirements: typeof o.requirements === 'string' ? o.requirements.trim() : '',
-        platform,
-        quality: o.quality === true,
-        rewardFen: whole('reward-fen', o['reward-fen']),
-        budgetFen: whole('budget-fen', o['budget-fen']),
-        startTime: parseTime(text('start', o.start), now),
-        endTime: parseTime(text('end', o.end), now),
-        sessions: whole('sessions', o.sessions, 1),
-        places: whole('places', o.places, 10),
-        cover: typeof o.cover === 'string' ? o.cover.trim() : null
-      }
+      const input = activityInput(rest)
       const created = await withDb((db) => createActivity(db, input))
       io.out(`Created activity ${created.id} (${created.quality ? '优质接单平台' : '接单平台'}): ${created.title}`)
       for (const [i, sid] of created.sessionIds.entries()) io.out(`  session ${i + 1}: ${sid}`)
@@ -97,8 +115,7 @@ export async function runOrdersCommand(args: string[], io: { out(line: string): 
       return 0
     }
     if (area === 'review' && sub === 'list') {
-      const o = options(rest, [], ['status'])
-      const status = typeof o.status === 'string' ? o.status : 'submitted'
+      const status = reviewStatus(rest)
       const rows = await withDb((db) => listSubmissions(db, status))
       if (rows.length === 0) io.out(status === 'submitted' ? 'No submissions waiting for review.' : `No ${status} orders.`)
       for (const r of rows) {

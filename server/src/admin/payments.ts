@@ -20,12 +20,16 @@ export const PAY_HELP = `  lingxi-admin pay packages list                 every 
                                                   a package (the first start seeds config/pay-packages.json)
   lingxi-admin pay packages update <id> [the same options] [--enabled|--disabled]
   lingxi-admin pay orders list [--status S]       the latest 100 orders (pending, paid, closed, refunded)
-  lingxi-admin pay refund <orderId> [--fen N]     refund at the provider (all that is left, or N 分) and take
+  lingxi-admin pay refund <orderId> [--fen N] [--reason R]
+                                                  refund at the provider (all that is left, or N 分) and take
                                                   back that share of the allowance`
+
+/** The refund's reason when the operator gives none (shown in the order and the audit log). */
+export const REFUND_REASON = '运营退款（lingxi-admin）'
 
 type WithDb = <T>(run: (db: Db) => Promise<T>) => Promise<T>
 
-function parse(args: string[], flags: string[], valued: string[]): Record<string, string | true> {
+export function parse(args: string[], flags: string[], valued: string[]): Record<string, string | true> {
   const out: Record<string, string | true> = {}
   for (let i = 0; i < args.length; i++) {
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(args[i] ?? '')
@@ -48,7 +52,8 @@ const whole = (name: string, raw: string | true | undefined): number | undefined
 }
 const fen = (n: number) => `${(n / 100).toFixed(2)} 元`
 
-function packageOptions(args: string[]): Partial<PackageInput> {
+/** `pay packages create|update`'s options → the package's fields (a usage error, exit code 2). */
+export function packageOptions(args: string[]): Partial<PackageInput> {
   const kinds = ALLOWANCES.kinds.map((k) => k.id)
   const o = parse(args, ['enabled', 'disabled'], ['name', 'price-fen', 'validity-days', 'badge', 'sort', ...kinds])
   const grants: Record<string, number> = {}
@@ -180,7 +185,7 @@ export async function runPayCommand(args: string[], io: { out(line: string): voi
       return 0
     }
     if (area === 'refund' && sub && !sub.startsWith('--')) {
-      const o = parse(rest, [], ['fen'])
+      const o = parse(rest, [], ['fen', 'reason'])
       const amount = whole('fen', o.fen)
       const row = await withDb((db) => {
         const service = createPaymentService({
@@ -193,7 +198,7 @@ export async function runPayCommand(args: string[], io: { out(line: string): voi
           orderTtlMs: config.payments.orderTtlMs,
           scheduleExpiry: async () => {}
         })
-        return service.refund(sub, amount)
+        return service.refund(sub, amount, typeof o.reason === 'string' ? o.reason : REFUND_REASON)
       })
       io.out(`Refunded ${row.id}: ${fen(row.refundedFen)} of ${fen(row.amountFen)} (${row.status}).`)
       return 0

@@ -11,6 +11,7 @@ import postgres from 'postgres'
 import { paths } from '../paths.js'
 import { type LockOwner, lockDataDir } from './data-dir-lock.js'
 import { readPgliteTemplate } from './pglite-template.js'
+import { trackPool } from './pool-gauge.js'
 import { type PgliteWorkerClient, startPgliteWorker } from './pglite-worker.js'
 import * as schema from './schema.js'
 
@@ -68,6 +69,7 @@ async function openPostgres(url: string, searchPath: string | undefined, max = 1
     ...(searchPath ? { connection: { search_path: searchPath } } : {})
   })
   const db = drizzlePostgres({ client, schema })
+  const untrack = trackPool(max)
   return {
     db,
     kind: 'postgres',
@@ -76,7 +78,10 @@ async function openPostgres(url: string, searchPath: string | undefined, max = 1
         migrationsFolder: paths.migrations,
         ...(searchPath ? { migrationsSchema: searchPath } : {})
       }),
-    close: () => client.end({ timeout: 5 })
+    close: async () => {
+      untrack()
+      await client.end({ timeout: 5 })
+    }
   }
 }
 
@@ -122,6 +127,7 @@ async function openPglite(dataDir: string | undefined, owner: LockOwner, loadDat
   }
   // The worker's proxy has the part of PGlite's interface the driver uses (db/pglite-worker.ts).
   const db = drizzlePglite({ client: client as PGlite, schema })
+  const untrack = trackPool(1)
   return {
     db,
     kind: 'pglite',
@@ -130,6 +136,7 @@ async function openPglite(dataDir: string | undefined, owner: LockOwner, loadDat
       await client.exec(vacuum ? 'VACUUM ANALYZE' : 'ANALYZE')
     },
     async close() {
+      untrack()
       try {
         await client.close()
       } finally {

@@ -1,9 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { dbPool } from '../db/pool-gauge.js'
 import type { JobDepth } from '../jobs/queue.js'
 import { type UpstreamSink, watchAllowances, watchUpstreams } from './upstream.js'
 
 /** Seconds; from a cached 304 to a long upload. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+/** Seconds; a database query. */
+const DB_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 /** Seconds; model calls take longer. */
 const UPSTREAM_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120]
 
@@ -24,8 +27,37 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry()
     collectDefaultMetrics({ register: processRegistry, eventLoopMonitoringPrecision: 20 })
+    databaseMetrics(processRegistry)
   }
   return processRegistry
+}
+
+/** The database pool (db/pool-gauge.ts): of the process, like its databases. */
+function databaseMetrics(registry: Registry): void {
+  const registers = [registry]
+  new Gauge({
+    name: 'lingxi_db_pool_max',
+    help: 'Connections the database pool of this process may open (PostgreSQL: 10 per node; the embedded PGlite: 1)',
+    registers,
+    collect() {
+      this.set(dbPool.max)
+    }
+  })
+  new Gauge({
+    name: 'lingxi_db_queries_in_flight',
+    help: 'Database queries running or waiting for a connection now; above lingxi_db_pool_max, queries queue',
+    registers,
+    collect() {
+      this.set(dbPool.inFlight)
+    }
+  })
+  const seconds = new Histogram({
+    name: 'lingxi_db_query_seconds',
+    help: 'Database queries from asking (including the wait for a connection) to the answer',
+    buckets: DB_BUCKETS,
+    registers
+  })
+  dbPool.observe = (s) => seconds.observe(s)
 }
 
 export interface Metrics extends UpstreamSink {

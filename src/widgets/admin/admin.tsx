@@ -15,6 +15,7 @@ import { ContentTab } from './content'
 import { ModerationLogTab } from './modlog'
 import { OrdersTab } from './orders'
 import { PackagesTab } from './packages'
+import { PartnersTab } from './partners'
 import { PricesTab } from './prices'
 import { ReportsTab } from './reports'
 import { StatsTab } from './stats'
@@ -23,6 +24,7 @@ import { WordsTab } from './words'
 
 export type AdminTab =
   | 'users'
+  | 'partners'
   | 'cards'
   | 'packages'
   | 'orders'
@@ -38,6 +40,7 @@ export type AdminTab =
 
 export const ADMIN_TABS: { id: AdminTab; label: string }[] = [
   { id: 'users', label: '用户' },
+  { id: 'partners', label: '合作方' },
   { id: 'cards', label: '充值卡' },
   { id: 'packages', label: '套餐' },
   { id: 'orders', label: '订单' },
@@ -128,6 +131,7 @@ function Console({ tab }: { tab: AdminTab }) {
       </div>
       <div role="tabpanel" id={`lx-admin-panel-${current}`} aria-labelledby={`lx-admin-tab-${current}`} className="pt-4">
         {current === 'users' && <UsersTab />}
+        {current === 'partners' && <PartnersTab />}
         {current === 'cards' && <CardsTab />}
         {current === 'packages' && <PackagesTab />}
         {current === 'orders' && <OrdersTab />}

@@ -66,12 +66,26 @@ export async function downloadCsv(path: string, fallback: string): Promise<void>
 
 export interface AdminUser {
   accountId: string
+  /** '' for a partner's user: see `partner`. */
   phone: string
+  /** The partner (single sign-on) that identified the account, and the partner's own user id. */
+  partner: { id: string; sub: string } | null
   nickName: string
   state: number
   disabled: boolean
   permissionCodes: string[]
   createTime: string
+}
+
+/** A configured partner (LINGXI_PARTNERS), as /api/admin/partners lists it: never its secret. */
+export interface AdminPartner {
+  id: string
+  name: string
+  origins: string[]
+  permissions: string[]
+  start: Record<string, number>
+  trusted: boolean
+  users: number
 }
 
 export interface AdminUserDetail extends AdminUser {

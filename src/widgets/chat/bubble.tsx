@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react'
+import { request } from '../../core/api'
 import { useEffectEvent } from '../../ui/use-effect-event'
 import { emitFrom, EVENT_CLOSE, EVENT_COMMAND, EVENT_MESSAGE, EVENT_OPEN } from './events'
 import { Glyph } from './glyphs'
@@ -77,6 +78,15 @@ export function Bubble({ container, open, position, offset, icon, color, greetin
   /** Replies that finished while the panel was closed (the launcher's badge). */
   const [unread, setUnread] = useState(0)
   const [opened, setOpened] = useState(!!open)
+  // 公告 for embeds: asked on the first opening; the notice's code loads only when one runs (announcement.tsx).
+  const [notice, setNotice] = useState<ReactNode>()
+  useEffect(() => {
+    opened &&
+      request<{ id: number; title: string; body: string }[]>('/announcements', { embed: true }).then(
+        (list) => list[0] && import('./announcement').then((m) => setNotice(m.notice(list))),
+        () => {}
+      )
+  }, [opened])
   const [greet, setGreet] = useState(false)
   const [ink, setInk] = useState<string | undefined>(undefined)
   const dock = useRef<HTMLDivElement>(null)
@@ -257,6 +267,7 @@ export function Bubble({ container, open, position, offset, icon, color, greetin
           isOpen ? 'flex flex-col lx-rise' : 'hidden'
         }`}
       >
+        {notice}
         {opened && children(close)}
       </div>
     </>

@@ -103,6 +103,7 @@ export interface ChatProps extends ElementProps {
  * @csspart greeting - Bubble: the greeting beside the launcher.
  * @csspart panel - Bubble: the chat panel.
  * @csspart share-dialog - The 导出与分享 dialog (share link, export as Markdown, PNG or text).
+ * @csspart announcement - Bubble: an operator's notice marked for embeds, at the top of the panel until dismissed.
  * @csspart panel-header - Bubble: the panel's header (灵犀 AI, topics, new topic, settings, clear, close).
  * @cssproperty --lingxi-chat-height - Inline: height of the chat (default 100% of the element).
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00); the bubble's `color` attribute sets it for the launcher and panel.

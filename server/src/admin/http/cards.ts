@@ -12,6 +12,11 @@ import { csvResponse } from './csv.js'
 import { cardBatch, cardRow } from './wire.js'
 
 type CardStatus = z.infer<typeof cardRow>['status']
+const CARD_LIST_MAX = 10_000
+const anyCard = cardRow
+  .omit({ redeemedBy: true })
+  .extend({ grants: z.record(z.string(), z.number()), expiresAt: z.string().nullable(), createTime: z.string() })
+  .meta({ id: 'AdminAnyCard' })
 const batchId = z.string({ error: 'batchId 不能为空' }).uuid({ error: 'batchId 格式不正确' })
 
 async function batchRows(api: Api, where?: ReturnType<typeof eq>) {
@@ -78,6 +83,39 @@ export function registerCardRoutes(api: Api, allowances: AllowanceRegistry): voi
     async () => ({
       list: await batchRows(api)
     })
+  )
+
+  defineRoute(
+    api,
+    '/api/admin/cards/list',
+    {
+      ...base,
+      summary: `Every recharge card, in or outside a batch, oldest first (what \`lingxi-admin cards list\` prints; at most ${CARD_LIST_MAX})`,
+      body: z.object({}),
+      response: z.object({ list: z.array(anyCard) })
+    },
+    async () => {
+      const now = api.now()
+      const rows = await api.db
+        .select({ card: rechargeCards, voidedAt: cardBatchCards.voidedAt, enCode: accounts.enCode, phone: accounts.phone })
+        .from(rechargeCards)
+        .leftJoin(cardBatchCards, eq(cardBatchCards.cardId, rechargeCards.id))
+        .leftJoin(accounts, eq(accounts.id, rechargeCards.redeemedBy))
+        .orderBy(rechargeCards.seq)
+        .limit(CARD_LIST_MAX)
+      return {
+        list: rows.map(({ card, voidedAt, enCode, phone }) => ({
+          cardId: card.id,
+          codeMask: card.codeMask,
+          grants: card.grants,
+          status: (card.redeemedAt ? 'redeemed' : voidedAt ? 'voided' : card.expiresAt && card.expiresAt.getTime() <= now ? 'expired' : 'unused') as CardStatus,
+          redeemedPhone: phone ? `+${enCode} ${phone}` : null,
+          redeemedAt: card.redeemedAt?.toISOString() ?? null,
+          expiresAt: card.expiresAt?.toISOString() ?? null,
+          createTime: card.createdAt.toISOString()
+        }))
+      }
+    }
   )
 
   defineRoute(

@@ -9,6 +9,7 @@ import { registerChannelRoutes } from './channels.js'
 import { registerContentRoutes } from './content.js'
 import { bootstrapOperators, firstOperators, refuseDisabledLogin } from './gate.js'
 import { registerModerationRoutes } from './moderation.js'
+import { registerOrderAdminRoutes } from './orders.js'
 import { registerPaymentAdminRoutes } from './payments.js'
 import { registerReportRoutes } from './reports.js'
 import { registerStatsRoutes } from './stats.js'
@@ -50,6 +51,7 @@ export function registerAdminRoutes(
   registerUserRoutes(api, options.allowances)
   registerCardRoutes(api, options.allowances)
   registerPaymentAdminRoutes(api, options.allowances)
+  registerOrderAdminRoutes(api)
   registerModerationRoutes(api)
   registerAuditRoutes(api)
   if (options.chat) registerChannelRoutes(api, options.chat.channels, options.chat.models)

@@ -1,11 +1,11 @@
-import { desc, eq, ilike, or, sql } from 'drizzle-orm'
+import { and, desc, eq, ilike, or, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import { grant, lock, spend } from '../../allowances/ledger.js'
 import type { AllowanceRegistry } from '../../allowances/registry.js'
 import { announceAccountChanged } from '../../auth/session-cache.js'
 import { announceRevoked } from '../../auth/session-streams.js'
 import { revokeAccountSessions } from '../../auth/sessions.js'
-import { type Account, accounts, balanceLog, disabledAccounts, rechargeLog, sessions } from '../../db/schema.js'
+import { type Account, accounts, balanceLog, disabledAccounts, partnerIdentities, rechargeLog, sessions } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
 import { knownPermissionCodes } from '../../permissions/tree.js'
@@ -17,9 +17,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const accountId = z.string({ error: 'accountId 不能为空' }).regex(UUID, { error: 'accountId 格式不正确' })
 const reason = z.string({ error: '请填写原因' }).trim().min(1, { error: '请填写原因' }).max(200, { error: '原因最多 200 个字' })
 
-const summary = (a: Account, disabled: boolean) => ({
+type Partner = { id: string; sub: string } | null
+
+/** A partner's user (auth/partner.ts) has no phone: its partner and the partner's own user id instead. */
+const summary = (a: Account, disabled: boolean, partner: Partner = null) => ({
   accountId: a.id,
-  phone: `+${a.enCode} ${a.phone}`,
+  phone: partner ? '' : `+${a.enCode} ${a.phone}`,
+  partner,
   nickName: a.nickName,
   state: a.state,
   disabled,
@@ -33,6 +37,15 @@ async function loadAccount(api: Api, id: string): Promise<Account> {
   return row
 }
 
+async function partnerOf(api: Api, id: string): Promise<Partner> {
+  const [row] = await api.db
+    .select({ id: partnerIdentities.partnerId, sub: partnerIdentities.sub })
+    .from(partnerIdentities)
+    .where(eq(partnerIdentities.accountId, id))
+    .limit(1)
+  return row ?? null
+}
+
 async function isDisabled(api: Api, id: string): Promise<boolean> {
   const [row] = await api.db.select({ id: disabledAccounts.accountId }).from(disabledAccounts).where(eq(disabledAccounts.accountId, id))
   return Boolean(row)
@@ -44,8 +57,12 @@ export function registerUserRoutes(api: Api, allowances: AllowanceRegistry): voi
 
   route(
     'search',
-    'Accounts by id, phone (part of it) or nickname, newest first',
-    z.object({ query: z.string().trim().max(64, { error: 'query 最多 64 个字符' }).optional(), limit: z.number().int().min(1).max(100).optional() }),
+    'Accounts by id, phone (part of it), nickname or a partner’s user id (sub), newest first; `partner` keeps the users of one partner',
+    z.object({
+      query: z.string().trim().max(64, { error: 'query 最多 64 个字符' }).optional(),
+      partner: z.string({ error: 'partner 格式不正确' }).trim().min(1, { error: 'partner 不能为空' }).max(64, { error: 'partner 最多 64 个字符' }).optional(),
+      limit: z.number().int().min(1).max(100).optional()
+    }),
     z.object({ list: z.array(adminUser) }),
     async ({ body }) => {
       const q = body.query ?? ''
@@ -55,30 +72,36 @@ export function registerUserRoutes(api: Api, allowances: AllowanceRegistry): voi
         ? undefined
         : UUID.test(q)
           ? eq(accounts.id, q.toLowerCase())
-          : or(ilike(accounts.nickName, like), /^\d+$/.test(digits) ? sql`(${accounts.enCode} || ${accounts.phone}) like ${`%${digits}%`}` : undefined)
+          : or(
+              ilike(accounts.nickName, like),
+              eq(partnerIdentities.sub, q),
+              /^\d+$/.test(digits) ? sql`(${accounts.enCode} || ${accounts.phone}) like ${`%${digits}%`}` : undefined
+            )
       const rows = await api.db
-        .select({ account: accounts, disabled: disabledAccounts.accountId })
+        .select({ account: accounts, disabled: disabledAccounts.accountId, partnerId: partnerIdentities.partnerId, sub: partnerIdentities.sub })
         .from(accounts)
         .leftJoin(disabledAccounts, eq(disabledAccounts.accountId, accounts.id))
-        .where(where)
+        .leftJoin(partnerIdentities, eq(partnerIdentities.accountId, accounts.id))
+        .where(and(where, body.partner ? eq(partnerIdentities.partnerId, body.partner) : undefined))
         .orderBy(desc(accounts.createdAt))
         .limit(body.limit ?? 20)
-      return { list: rows.map((r) => summary(r.account, r.disabled !== null)) }
+      return { list: rows.map((r) => summary(r.account, r.disabled !== null, r.partnerId && r.sub ? { id: r.partnerId, sub: r.sub } : null)) }
     }
   )
 
   route('detail', 'One account: allowances, balance and recharge logs, sessions', z.object({ accountId }), adminUserDetail, async ({ body }) => {
     const account = await loadAccount(api, body.accountId)
-    const [balances, log, recharges, sessionRows, disabled] = await Promise.all([
+    const [balances, log, recharges, sessionRows, disabled, partner] = await Promise.all([
       allowances.balances(api.db, account.id),
       api.db.select().from(balanceLog).where(eq(balanceLog.accountId, account.id)).orderBy(desc(balanceLog.id)).limit(100),
       api.db.select().from(rechargeLog).where(eq(rechargeLog.accountId, account.id)).orderBy(desc(rechargeLog.id)).limit(100),
       api.db.select().from(sessions).where(eq(sessions.accountId, account.id)).orderBy(desc(sessions.id)).limit(50),
-      api.db.select().from(disabledAccounts).where(eq(disabledAccounts.accountId, account.id))
+      api.db.select().from(disabledAccounts).where(eq(disabledAccounts.accountId, account.id)),
+      partnerOf(api, account.id)
     ])
     const now = api.now()
     return {
-      ...summary(account, disabled.length > 0),
+      ...summary(account, disabled.length > 0, partner),
       disabledReason: disabled[0]?.reason ?? null,
       balances,
       balanceLog: log.map((l) => ({ id: l.id, kind: l.kind, amount: l.amount, balance: l.balance, reason: l.reason, createTime: l.createdAt.toISOString() })),
@@ -166,7 +189,7 @@ export function registerUserRoutes(api: Api, allowances: AllowanceRegistry): voi
       })
       await announceRevoked(api.bus, revoked)
       await announceAccountChanged(api.bus, api.sessions, [account.id])
-      return summary(updated, true)
+      return summary(updated, true, await partnerOf(api, account.id))
     }
   )
 
@@ -192,7 +215,27 @@ export function registerUserRoutes(api: Api, allowances: AllowanceRegistry): voi
         return updated!
       })
       await announceAccountChanged(api.bus, api.sessions, [account.id])
-      return summary(updated, false)
+      return summary(updated, false, await partnerOf(api, account.id))
+    }
+  )
+
+  route(
+    'state',
+    'Sets the account state: 0 expired (no tools), 1 valid (what `lingxi-admin state` does; not the same as disabling)',
+    z.object({ accountId, state: z.union([z.literal(0), z.literal(1)], { error: 'state 只能是 0（过期：不能使用工具）或 1（有效）' }) }),
+    adminUser,
+    async ({ body, auth }) => {
+      const account = await loadAccount(api, body.accountId)
+      const at = new Date(api.now())
+      const updated = await api.db.transaction(async (tx) => {
+        const [row] = await tx.select().from(accounts).where(eq(accounts.id, account.id)).for('update')
+        if (!row) throw new ApiError(40400001, '用户不存在')
+        const [updated] = await tx.update(accounts).set({ state: body.state, updatedAt: at }).where(eq(accounts.id, row.id)).returning()
+        await audit(tx, auth, { action: 'account.state', target: row.id, before: { state: row.state }, after: { state: body.state } }, at)
+        return updated!
+      })
+      await announceAccountChanged(api.bus, api.sessions, [account.id])
+      return summary(updated, await isDisabled(api, account.id), await partnerOf(api, account.id))
     }
   )
 
@@ -221,7 +264,7 @@ export function registerUserRoutes(api: Api, allowances: AllowanceRegistry): voi
         return updated!
       })
       await announceAccountChanged(api.bus, api.sessions, [account.id])
-      return summary(updated, await isDisabled(api, account.id))
+      return summary(updated, await isDisabled(api, account.id), await partnerOf(api, account.id))
     }
   )
 }

@@ -4,7 +4,10 @@ import { z } from 'zod'
 export const adminUser = z
   .object({
     accountId: z.string(),
+    /** '' for a partner's user (no phone): see `partner`. */
     phone: z.string(),
+    /** The partner (single sign-on) that identified this account, and its own user id. */
+    partner: z.object({ id: z.string(), sub: z.string() }).nullable(),
     nickName: z.string(),
     state: z.number(),
     disabled: z.boolean(),
