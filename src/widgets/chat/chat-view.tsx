@@ -48,7 +48,11 @@ const Pending = ({ className }: { className: string }) => (
   </div>
 )
 
-/** Below this width (or on a phone) the topic list is a drawer. */
+/**
+ * Below this width of its own the chat keeps the topic list in a drawer, however wide the page: a
+ * chat in a 360px sidebar of a desktop page is a phone chat. On Lingxi's own site (external
+ * controls) the page's phone layout also keeps it in a drawer, since the page's bars hold the controls.
+ */
 const WIDE = 560
 
 export interface ChatViewProps {
@@ -94,7 +98,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
   const desktop = useMedia(MD)
   const rootRef = useRef<HTMLDivElement>(null)
   const width = useWidth(rootRef)
-  const wide = !panel && desktop && (width === 0 || width >= WIDE)
+  const wide = !panel && (desktop || !externalControls) && (width === 0 ? desktop : width >= WIDE)
   const [drawer, setDrawer] = useState(false)
   const [settings, setSettings] = useState(false)
   const composerRef = useRef<HTMLTextAreaElement>(null)
@@ -225,7 +229,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
       <div
         ref={rootRef}
         part="base"
-        className={`relative flex ${panel ? 'flex-1 min-h-0' : 'h-[var(--lingxi-chat-height,100%)] min-h-[360px]'} overflow-hidden bg-bg text-ink`}
+        className={`@container relative flex ${panel ? 'flex-1 min-h-0' : 'h-[var(--lingxi-chat-height,100%)] min-h-[360px]'} overflow-hidden bg-bg text-ink`}
       >
         {wide && (
           <aside aria-label="话题" className="w-[260px] shrink-0 border-r border-line bg-surface/40">
@@ -254,7 +258,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
             )
           ) : (
             header && (
-              <header className="h-14 shrink-0 flex items-center gap-1 px-3 md:px-4 border-b border-line">
+              <header className="h-14 shrink-0 flex items-center gap-1 px-3 cq-md:px-4 border-b border-line">
                 {!wide && <IconButton icon="list" label="话题列表" onClick={() => setDrawer(true)} />}
                 <div className="min-w-0 flex-1 px-1">
                   <h2 className="truncate font-semibold leading-5">{topic?.name ?? '新对话'}</h2>

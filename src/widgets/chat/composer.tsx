@@ -89,7 +89,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef, prefill }: Co
   }
 
   return (
-    <div className="shrink-0 px-3 pt-2 pb-3 md:px-4">
+    <div className="shrink-0 px-3 pt-2 pb-3 cq-md:px-4">
       <div className="max-w-3xl mx-auto">
         {notice && (
           <p role="alert" className="mb-2 flex flex-wrap items-center gap-x-2 rounded-lg border border-primary/40 bg-primary/10 px-3 py-2 text-sm">

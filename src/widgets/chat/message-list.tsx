@@ -141,7 +141,7 @@ export function MessageList({ topic, messages, examples, welcome, onExample, scr
   const empty = messages?.loaded && list.length === 0
   return (
     <div className="relative flex-1 min-h-0">
-      <div ref={scroller} onScroll={handleScroll} className="h-full overflow-y-auto overscroll-contain [overflow-anchor:none] px-3 md:px-6">
+      <div ref={scroller} onScroll={handleScroll} className="h-full overflow-y-auto overscroll-contain [overflow-anchor:none] px-3 cq-md:px-6">
         <div ref={sentinel} className="h-px" />
         <div ref={content} className="max-w-3xl mx-auto py-4">
           {empty || !topic ? <Welcome topic={topic} examples={examples ?? DEFAULT_EXAMPLES} welcome={welcome} onExample={onExample} /> : null}
@@ -185,11 +185,11 @@ function Welcome({ topic, examples, welcome, onExample }: { topic: Topic | null;
     )
   }
   return (
-    <div className="pt-8 md:pt-14 pb-6 flex flex-col items-center text-center">
+    <div className="pt-8 cq-md:pt-14 pb-6 flex flex-col items-center text-center">
       <Logo className="size-12" />
       <h2 className="mt-4 text-xl font-semibold">{t('你好，我是灵犀')}</h2>
       <p className="mt-1 text-muted">{welcome ?? t('有什么可以帮你？试试这些：')}</p>
-      <ul className="mt-6 w-full grid gap-2 sm:grid-cols-2">
+      <ul className="mt-6 w-full grid gap-2 cq-md:grid-cols-2">
         {examples.slice(0, 4).map((text) => (
           <li key={text}>
             <button

@@ -165,7 +165,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
   const ownCopy = desktop || !externalControls
 
   return (
-    <section aria-labelledby="lx-hot-title" className="max-w-4xl mx-auto">
+    <section aria-labelledby="lx-hot-title" className="@container max-w-4xl mx-auto">
       <div className="flex items-center gap-3">
         <h2 id="lx-hot-title" className="text-xl font-bold mr-auto">
           热点资讯
@@ -235,7 +235,7 @@ function Board({ initial, externalControls }: { initial?: string; externalContro
             role="tablist"
             aria-label="热榜来源"
             onKeyDown={handleTabKey}
-            className="mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] md:flex-wrap"
+            className="mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] cq-md:flex-wrap"
           >
             {visible.map((s) => (
               <button

@@ -29,7 +29,7 @@ const ownCover = (url: string) => /^\/(?!\/)/.test(url)
 export function Row({ item, rank, demo, onRead, from }: { item: HotItem; rank: number; demo: boolean; onRead: () => void; from?: string }) {
   const heat = formatHeat(item.hot)
   return (
-    <li part="item" data-testid="hot-item" className="flex items-start gap-3 px-3 py-3 sm:px-4">
+    <li part="item" data-testid="hot-item" className="flex items-start gap-3 px-3 py-3 cq-md:px-4">
       {/* The list is an <ol>: assistive technology reads the rank from it. */}
       <span
         aria-hidden="true"
@@ -69,7 +69,7 @@ export function Row({ item, rank, demo, onRead, from }: { item: HotItem; rank: n
         </div>
       </div>
       {item.cover && ownCover(item.cover) && (
-        <img src={item.cover} alt="" loading="lazy" className="hidden sm:block size-16 shrink-0 rounded-lg object-cover bg-raised" />
+        <img src={item.cover} alt="" loading="lazy" className="hidden cq-md:block size-16 shrink-0 rounded-lg object-cover bg-raised" />
       )}
     </li>
   )

@@ -3,10 +3,9 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { ApiError, notifyError } from '../../core/api'
 import { confirm } from '../../core/emit'
 import { $token } from '../../core/stores'
-import { UPLOAD_ACCEPT, uploadImage } from '../../core/upload'
+import { uploadImage } from '../../core/upload'
 import { UNAUTHORIZED_CODES } from '../../core/wire'
 import type { ElementProps } from '../../ui/define'
-import type * as On from '../../ui/events'
 import { Icon, Spinner } from '../../ui/icons'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { usePagedList } from '../../ui/use-paged-list'
@@ -15,24 +14,12 @@ import { AlbumBar, MoveSelect } from './albums'
 import { CopyButtons, SmallButton } from './buttons'
 import { Lightbox } from './lightbox'
 import { type AlbumFilter, absoluteUrl, deleteImage, formatBytes, type HostedImage, type ImageAlbum, listAlbums, listImages, moveImages } from './state'
+import { Dropzone, type Job, UploadQueue } from './uploads'
 
 /** Uploads running at once; the rest wait their turn. */
 const PARALLEL = 3
 /** How long a finished upload stays in the list. */
 const DONE_MS = 2500
-
-interface Job {
-  id: number
-  name: string
-  size: number
-  file: Blob & { name?: string }
-  progress: number
-  status: 'waiting' | 'uploading' | 'done' | 'error'
-  error?: string
-  controller: AbortController
-  /** The album shown when it was added: the upload goes into it. */
-  album: AlbumFilter
-}
 
 /**
  * @summary The image host: upload images by drag and drop, paste or the file picker (several at
@@ -77,10 +64,8 @@ function Gallery() {
   // Shown once the first page arrived, or an upload finished before it.
   const page = state.loaded || state.list.length ? state : null
   const { loading } = state
-  const [dragging, setDragging] = useState(false)
   const [preview, setPreview] = useState<number | null>(null)
   const [announce, setAnnounce] = useState('')
-  const inputRef = useRef<HTMLInputElement>(null)
   const sentinelRef = useRef<HTMLDivElement>(null)
   const seq = useRef(0)
   const alive = useRef(true)
@@ -229,12 +214,6 @@ function Gallery() {
     return () => document.removeEventListener('paste', onPaste)
   }, [add])
 
-  function onDrop(event: On.Drag) {
-    event.preventDefault()
-    setDragging(false)
-    add([...(event.dataTransfer?.files ?? [])])
-  }
-
   async function handleDelete(image: HostedImage) {
     if (!(await confirm({ title: '删除图片', message: `确定删除「${image.name}」吗？删除后它的链接将无法访问。`, confirmText: '删除' }))) return
     try {
@@ -250,7 +229,7 @@ function Gallery() {
 
   const list = page?.list ?? []
   return (
-    <section aria-labelledby="lx-img-title" className="max-w-6xl mx-auto">
+    <section aria-labelledby="lx-img-title" className="@container max-w-6xl mx-auto">
       <div className="flex flex-wrap items-center gap-3">
         <h2 id="lx-img-title" className="text-xl font-bold mr-auto">
           图床
@@ -258,102 +237,11 @@ function Gallery() {
         {page && <p className="text-sm text-muted">共 {page.total} 张</p>}
       </div>
 
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping files is the mouse's way; the keyboard's are the 选择图片 button inside and paste */}
-      <div
-        part="dropzone"
-        data-testid="dropzone"
-        onDragOver={(e) => {
-          e.preventDefault()
-          setDragging(true)
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={onDrop}
-        className={`mt-4 rounded-2xl border-2 border-dashed px-4 py-5 sm:py-10 flex flex-col items-center gap-2 sm:gap-3 text-center transition-colors ${
-          dragging ? 'border-primary bg-primary/10' : 'border-line bg-surface'
-        }`}
-      >
-        <span className="hidden sm:grid size-12 place-items-center rounded-xl bg-primary/15 text-primary">
-          <Icon name="image" className="size-6" />
-        </span>
-        <p className="text-base font-medium">
-          <span className="hidden sm:inline">拖拽图片到这里，或粘贴（Ctrl+V）上传</span>
-          <span className="sm:hidden">选择图片上传</span>
-        </p>
-        <p className="text-xs text-muted">支持 PNG、JPEG、WebP、GIF，单张不超过 10 MB，可一次选择多张</p>
-        <button
-          type="button"
-          onClick={() => inputRef.current?.click()}
-          className="mt-1 h-10 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
-        >
-          选择图片
-        </button>
-        <input
-          ref={inputRef}
-          type="file"
-          multiple
-          accept={UPLOAD_ACCEPT}
-          aria-hidden="true"
-          tabIndex={-1}
-          className="sr-only"
-          onChange={(e) => {
-            const input = e.target as HTMLInputElement
-            add([...(input.files ?? [])])
-            input.value = ''
-          }}
-        />
-      </div>
+      <Dropzone onFiles={add} />
 
       <AlbumBar albums={albums} filter={filter} onFilter={showAlbum} onChanged={refreshAlbums} />
 
-      {jobs.length > 0 && (
-        <ul aria-label="上传队列" className="mt-4 rounded-xl border border-line bg-surface divide-y divide-line max-h-72 overflow-y-auto">
-          {jobs.map((job) => (
-            <li key={job.id} data-testid="upload-job" className="flex items-center gap-3 px-3 py-2">
-              <div className="min-w-0 flex-1">
-                <div className="flex items-center gap-2 text-sm">
-                  <span className="truncate">{job.name}</span>
-                  <span className="shrink-0 text-xs text-muted">{formatBytes(job.size)}</span>
-                  <span className={`ml-auto shrink-0 text-xs ${job.status === 'error' ? 'text-danger' : job.status === 'done' ? 'text-ok' : 'text-muted'}`}>
-                    {job.status === 'waiting'
-                      ? '等待中'
-                      : job.status === 'uploading'
-                        ? `${Math.round(job.progress * 100)}%`
-                        : job.status === 'done'
-                          ? '已上传'
-                          : '失败'}
-                  </span>
-                </div>
-                {job.status === 'error' ? (
-                  <p role="alert" className="mt-1 text-xs text-danger">
-                    {job.error}
-                  </p>
-                ) : (
-                  <div
-                    role="progressbar"
-                    aria-label={`上传 ${job.name}`}
-                    aria-valuemin={0}
-                    aria-valuemax={100}
-                    aria-valuenow={Math.round(job.progress * 100)}
-                    className="mt-1.5 h-1.5 rounded-full bg-raised overflow-hidden"
-                  >
-                    <div
-                      className={`h-full rounded-full transition-[width] ${job.status === 'done' ? 'bg-ok' : 'bg-primary'}`}
-                      style={{ width: `${Math.round(job.progress * 100)}%` }}
-                    />
-                  </div>
-                )}
-              </div>
-              {job.status !== 'done' && (
-                <SmallButton
-                  label={job.status === 'error' ? `移除 ${job.name}` : `取消上传 ${job.name}`}
-                  d="M6 6l12 12M18 6L6 18"
-                  onClick={() => dismiss(job)}
-                />
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <UploadQueue jobs={jobs} onDismiss={dismiss} />
 
       <p aria-live="polite" className="sr-only">
         {announce}
@@ -363,7 +251,7 @@ function Gallery() {
       {page && list.length === 0 && !loading && (
         <p className="py-16 text-center text-muted">{filter === 'all' ? '还没有图片，上传第一张吧。' : '这里还没有图片。'}</p>
       )}
-      <ul aria-label="我的图片" aria-busy={loading || undefined} className="mt-5 grid gap-3 grid-cols-2 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-5">
+      <ul aria-label="我的图片" aria-busy={loading || undefined} className="mt-5 grid gap-3 grid-cols-2 cq-md:grid-cols-3 cq-lg:grid-cols-4 cq-xl:grid-cols-5">
         {list.map((image, index) => (
           <li
             key={image.imageId}

@@ -39,7 +39,12 @@ export function Music({ mini, share }: MusicProps) {
   useState(startMusic)
   const token = useStore($token)
   if (mini) return <MiniPlayer />
-  if (share) return <SharedSongPage token={share} />
+  if (share)
+    return (
+      <div className="@container">
+        <SharedSongPage token={share} />
+      </div>
+    )
   return (
     <>
       {token ? (
@@ -58,11 +63,11 @@ function Studio() {
     loadSongs().catch(notifyError)
   }, [])
   return (
-    <section aria-labelledby="lx-music-heading" className="max-w-6xl mx-auto">
+    <section aria-labelledby="lx-music-heading" className="@container max-w-6xl mx-auto">
       <h2 id="lx-music-heading" className="text-xl font-bold">
         AI 音乐
       </h2>
-      <div className="mt-4 grid gap-5 md:grid-cols-[minmax(280px,360px)_1fr] items-start">
+      <div className="mt-4 grid gap-5 cq-md:grid-cols-[minmax(280px,360px)_1fr] items-start">
         <CreateForm />
         <div className="flex flex-col gap-4 min-w-0">
           <Player />

@@ -80,7 +80,7 @@ export function Player() {
   return (
     <section part="player" aria-label="音乐播放器" data-testid="player" data-status={player.status} className="rounded-card border border-line bg-surface p-4">
       <div className="flex items-center gap-4">
-        <Cover url={song?.imageUrl ?? null} className="size-20 sm:size-24 shrink-0 rounded-xl" />
+        <Cover url={song?.imageUrl ?? null} className="size-20 cq-md:size-24 shrink-0 rounded-xl" />
         <div className="min-w-0 flex-1">
           <p className="text-xs text-muted">
             {player.status === 'playing'

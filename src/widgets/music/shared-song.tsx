@@ -41,7 +41,7 @@ export function SharedSongPage({ token }: { token: string }) {
       </div>
     )
   return (
-    <section data-testid="shared-song" aria-labelledby="lx-shared-title" className="max-w-xl mx-auto rounded-card border border-line bg-surface p-4 sm:p-6">
+    <section data-testid="shared-song" aria-labelledby="lx-shared-title" className="max-w-xl mx-auto rounded-card border border-line bg-surface p-4 cq-md:p-6">
       <div className="flex items-center gap-4">
         <Cover url={song.imageUrl} className="size-24 shrink-0 rounded-xl" />
         <div className="min-w-0">

@@ -122,7 +122,7 @@ export function ActivityList({ quality, base }: { quality: boolean; base: string
         ) : (
           <>
             <p className="mb-2 text-xs text-muted">共 {total} 个任务</p>
-            <ul className="grid grid-cols-1 gap-3 md:grid-cols-2" aria-label="任务列表">
+            <ul className="grid grid-cols-1 gap-3 cq-md:grid-cols-2" aria-label="任务列表">
               {items.map((a) => (
                 <ActivityCard key={a.activityId} activity={a} base={base} />
               ))}
@@ -175,7 +175,7 @@ function ActivityCard({ activity: a, base }: { activity: Activity; base: string 
             {places}
           </b>
         </p>
-        <p className="pb-1 text-xs text-muted hidden sm:block">剩余预算 ¥{formatYuan(budgetLeft)}</p>
+        <p className="pb-1 text-xs text-muted hidden cq-md:block">剩余预算 ¥{formatYuan(budgetLeft)}</p>
       </div>
       <p className="mt-1 text-xs text-muted">
         <span className="sr-only">活动时间：</span>

@@ -127,11 +127,11 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
   const editable = active && (active.status === 'taken' || active.status === 'rejected')
   const sessionOpen = session.status === 'open' && session.placesLeft > 0
   return (
-    <article aria-labelledby="lx-od-title" className="max-w-3xl mx-auto">
+    <article aria-labelledby="lx-od-title" className="@container max-w-3xl mx-auto">
       <a href={base} className="text-sm text-muted hover:text-primary">
         ‹ 返回{quality ? '优质' : ''}任务大厅
       </a>
-      <header className="mt-3 rounded-card border border-line bg-surface p-4 sm:p-5">
+      <header className="mt-3 rounded-card border border-line bg-surface p-4 cq-md:p-5">
         <div className="flex flex-wrap items-center gap-1.5">
           <span className="inline-flex items-center h-5 px-1.5 rounded bg-raised text-[11px]">{activity.platformName}</span>
           {activity.quality && <span className="inline-flex items-center h-5 px-1.5 rounded bg-primary text-primary-ink text-[11px] font-semibold">优质</span>}
@@ -140,7 +140,7 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
         <h2 id="lx-od-title" className="mt-2 text-xl font-bold break-words">
           {activity.title}
         </h2>
-        <dl className="mt-3 grid grid-cols-2 sm:grid-cols-4 gap-3 text-sm">
+        <dl className="mt-3 grid grid-cols-2 cq-md:grid-cols-4 gap-3 text-sm">
           <div>
             <dt className="text-xs text-muted">每篇奖励</dt>
             <dd className="text-primary font-bold text-lg tabular-nums">¥{formatYuan(activity.rewardFen)}</dd>
@@ -159,7 +159,7 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
         </dl>
       </header>
 
-      <section aria-labelledby="lx-od-brief" className="mt-4 rounded-card border border-line bg-surface p-4 sm:p-5">
+      <section aria-labelledby="lx-od-brief" className="mt-4 rounded-card border border-line bg-surface p-4 cq-md:p-5">
         <h3 id="lx-od-brief" className="font-semibold">
           任务简介
         </h3>
@@ -172,7 +172,7 @@ export function Detail({ quality, base, activityId, sessionId }: { quality: bool
         )}
       </section>
 
-      <section aria-labelledby="lx-od-mine" data-testid="my-order-panel" className="mt-4 rounded-card border border-line bg-surface p-4 sm:p-5">
+      <section aria-labelledby="lx-od-mine" data-testid="my-order-panel" className="mt-4 rounded-card border border-line bg-surface p-4 cq-md:p-5">
         <div className="flex flex-wrap items-center gap-2">
           <h3 id="lx-od-mine" className="font-semibold mr-auto">
             我的订单

@@ -78,7 +78,7 @@ function Platform({ quality, base, initial }: { quality: boolean; base: string; 
   }
 
   return (
-    <section aria-labelledby={`${id}-title`} className="max-w-5xl mx-auto">
+    <section aria-labelledby={`${id}-title`} className="@container max-w-5xl mx-auto">
       <div className="flex flex-wrap items-center gap-3">
         <h2 id={`${id}-title`} className="text-xl font-bold mr-auto inline-flex items-center gap-2">
           {quality ? '优质接单平台' : '接单平台'}

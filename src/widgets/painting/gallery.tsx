@@ -149,7 +149,7 @@ export default function GalleryView() {
             e.preventDefault()
             change({ keyword })
           }}
-          className="flex w-full sm:w-auto sm:flex-1 sm:max-w-sm"
+          className="flex w-full cq-md:w-auto cq-md:flex-1 cq-md:max-w-sm"
         >
           <input
             type="search"
@@ -172,7 +172,7 @@ export default function GalleryView() {
           aria-label="模型"
           value={query.model}
           onChange={(e) => change({ model: (e.target as HTMLSelectElement).value as GalleryQuery['model'] })}
-          className={`${field} flex-1 sm:flex-none`}
+          className={`${field} flex-1 cq-md:flex-none`}
         >
           <option value="">全部模型</option>
           <option value="mj">Midjourney</option>
@@ -182,7 +182,7 @@ export default function GalleryView() {
           aria-label="画幅"
           value={query.aspect}
           onChange={(e) => change({ aspect: (e.target as HTMLSelectElement).value as GalleryQuery['aspect'] })}
-          className={`${field} flex-1 sm:flex-none`}
+          className={`${field} flex-1 cq-md:flex-none`}
         >
           <option value="">全部画幅</option>
           <option value="square">方图</option>
@@ -212,7 +212,7 @@ export default function GalleryView() {
                 : '还没有公开的作品。在 AI 绘画里打开一张图，点「发布到画廊」吧。'}
         </p>
       )}
-      <ul className="mt-4 columns-2 sm:columns-3 lg:columns-4 gap-3" aria-busy={loading || undefined} data-testid="gallery-grid">
+      <ul className="mt-4 columns-2 cq-md:columns-3 cq-lg:columns-4 gap-3" aria-busy={loading || undefined} data-testid="gallery-grid">
         {page?.list.map((w) => (
           <li key={w.workId} className="mb-3 break-inside-avoid" data-testid="gallery-item">
             <figure className="rounded-lg overflow-hidden border border-line bg-surface">

@@ -57,7 +57,7 @@ export default function HelperView() {
   }
 
   return (
-    <div className="max-w-6xl mx-auto grid gap-5 lg:grid-cols-[1fr_minmax(300px,380px)] items-start">
+    <div className="max-w-6xl mx-auto grid gap-5 cq-lg:grid-cols-[1fr_minmax(300px,380px)] items-start">
       <section aria-labelledby={`${ids}-title`} className="min-w-0">
         <h2 id={`${ids}-title`} className="text-lg font-semibold">
           绘画助手
@@ -103,7 +103,7 @@ export default function HelperView() {
           ))}
         </div>
       </section>
-      <aside aria-label="生成的提示词" className="rounded-card border border-line bg-surface p-4 lg:sticky lg:top-20">
+      <aside aria-label="生成的提示词" className="rounded-card border border-line bg-surface p-4 cq-lg:sticky cq-lg:top-20">
         <label htmlFor={`${ids}-out`} className="block mb-1 text-sm font-medium">
           提示词
         </label>

@@ -62,7 +62,7 @@ export function History({ kind, onOpen }: { kind: 'mj' | 'sd'; onOpen(task: Pain
       </div>
       {!page && loading && <Spinner label="加载历史记录" />}
       {page && ids.length === 0 && <p className="mt-3 text-sm text-muted">还没有作品。</p>}
-      <ul className="mt-3 grid gap-3 grid-cols-2 sm:grid-cols-3 xl:grid-cols-4" aria-busy={loading || undefined} data-testid={`history-${kind}`}>
+      <ul className="mt-3 grid gap-3 grid-cols-2 cq-md:grid-cols-3 cq-xl:grid-cols-4" aria-busy={loading || undefined} data-testid={`history-${kind}`}>
         {ids.map((id) => {
           const t = tasks[id]
           if (!t) return null

@@ -14,8 +14,8 @@ export default function MjView({ prompt }: { prompt?: string }) {
   const shown = open ? (tasks[open.taskId] ?? open) : null
 
   return (
-    <div className="max-w-6xl mx-auto grid gap-5 lg:grid-cols-[minmax(300px,380px)_1fr] items-start">
-      <div className="lg:sticky lg:top-20">
+    <div className="max-w-6xl mx-auto grid gap-5 cq-lg:grid-cols-[minmax(300px,380px)_1fr] items-start">
+      <div className="cq-lg:sticky cq-lg:top-20">
         <MjComposer initialPrompt={prompt} />
       </div>
       <div className="min-w-0 space-y-6">

@@ -44,7 +44,7 @@ export function Painting({ view, prompt }: PaintingProps) {
   useEffect(() => (token ? watchPainting() : undefined), [token])
 
   return (
-    <div className="text-ink" data-view={which}>
+    <div className="@container text-ink" data-view={which}>
       {token ? (
         <Suspense fallback={<Spinner label="加载中" />}>
           {which === 'mj' && <MjView prompt={prompt} />}

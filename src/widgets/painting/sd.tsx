@@ -104,8 +104,8 @@ export default function SdView() {
   const shown = open ? (tasks[open.taskId] ?? open) : null
 
   return (
-    <div className="max-w-6xl mx-auto grid gap-5 lg:grid-cols-[minmax(300px,380px)_1fr] items-start">
-      <form onSubmit={submit} aria-label="SD 绘画" className="rounded-card border border-line bg-surface p-4 space-y-4 lg:sticky lg:top-20" noValidate>
+    <div className="max-w-6xl mx-auto grid gap-5 cq-lg:grid-cols-[minmax(300px,380px)_1fr] items-start">
+      <form onSubmit={submit} aria-label="SD 绘画" className="rounded-card border border-line bg-surface p-4 space-y-4 cq-lg:sticky cq-lg:top-20" noValidate>
         <div className="flex items-center gap-2">
           <h2 className="text-lg font-semibold">SD 绘画</h2>
           {options?.demo && (

@@ -111,7 +111,7 @@ export function TaskCard({ taskId, onOpen }: CardProps) {
       data-status={task.status}
       data-action={task.action}
       aria-label={`${ACTION_TEXT[task.action]}：${STATUS_TEXT[task.status]}`}
-      className="rounded-card border border-line bg-surface p-3 sm:p-4"
+      className="rounded-card border border-line bg-surface p-3 cq-md:p-4"
     >
       <header className="flex flex-wrap items-center gap-2 text-xs">
         <span className="px-2 py-0.5 rounded-full bg-primary/15 text-primary font-medium">

@@ -118,12 +118,12 @@ function RoleRepository() {
 
   const list = page?.list ?? []
   return (
-    <section aria-labelledby="lx-roles-title" className="max-w-6xl mx-auto">
+    <section aria-labelledby="lx-roles-title" className="@container max-w-6xl mx-auto">
       <div className="flex flex-wrap items-center gap-3">
         <h2 id="lx-roles-title" className="text-xl font-bold mr-auto">
           角色库
         </h2>
-        <label className="relative w-full sm:w-64 order-last sm:order-none">
+        <label className="relative w-full cq-md:w-64 order-last cq-md:order-none">
           <span className="sr-only">搜索角色</span>
           <span className="absolute left-3 top-1/2 -translate-y-1/2 text-muted">
             <Icon name="search" className="size-4" />
@@ -140,7 +140,7 @@ function RoleRepository() {
           创建角色
         </button>
       </div>
-      <fieldset aria-label="按标签筛选" className="min-w-0 mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] sm:flex-wrap">
+      <fieldset aria-label="按标签筛选" className="min-w-0 mt-4 flex gap-2 overflow-x-auto pb-1 [scrollbar-width:thin] cq-md:flex-wrap">
         {chip(ALL, '全部')}
         {tags?.map((t) =>
           chip(
@@ -158,7 +158,7 @@ function RoleRepository() {
       {page && list.length === 0 && !loading && (
         <p className="py-16 text-center text-muted">{filter === MINE && !keyword ? '你还没有创建角色，点「创建角色」写一个吧。' : '没有找到相关角色'}</p>
       )}
-      <ul aria-busy={loading || undefined} className="mt-5 grid gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4">
+      <ul aria-busy={loading || undefined} className="mt-5 grid gap-3 cq-md:grid-cols-2 cq-lg:grid-cols-3 cq-xl:grid-cols-4">
         {list.map((role) => (
           <li
             key={role.roleId}

@@ -42,12 +42,12 @@ export function Card() {
 
   return (
     <>
-      <form onSubmit={submit} noValidate className="rounded-card border border-line bg-surface p-4 sm:p-5">
+      <form onSubmit={submit} noValidate className="rounded-card border border-line bg-surface p-4 cq-md:p-5">
         <label htmlFor="lx-card-code" className="block font-semibold">
           兑换卡密
         </label>
         <p className="mt-1 text-sm text-muted">输入购买或获赠的充值卡密，额度立即到账。每张卡密只能使用一次。</p>
-        <div className="mt-3 flex flex-col sm:flex-row gap-2">
+        <div className="mt-3 flex flex-col cq-md:flex-row gap-2">
           <input
             id="lx-card-code"
             ref={inputRef}
@@ -62,7 +62,7 @@ export function Card() {
             placeholder="请输入卡密"
             aria-invalid={error ? true : undefined}
             aria-describedby={error ? 'lx-card-error' : undefined}
-            className="w-full sm:flex-1 min-w-0 h-11 px-3 rounded-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary font-mono"
+            className="w-full cq-md:flex-1 min-w-0 h-11 px-3 rounded-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary font-mono"
           />
           <button type="submit" aria-disabled={busy} className="h-11 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
             {busy ? '兑换中…' : '立即兑换'}

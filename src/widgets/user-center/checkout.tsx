@@ -105,7 +105,7 @@ export function Checkout({ initial, onRetry, onDone }: { initial: PayOrder; onRe
       aria-labelledby="lx-pay-title"
       data-testid="checkout"
       data-status={expired ? 'expired' : order.status}
-      className="rounded-card border border-line bg-surface p-4 sm:p-5"
+      className="rounded-card border border-line bg-surface p-4 cq-md:p-5"
     >
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h3 id="lx-pay-title" className="font-semibold">
@@ -144,7 +144,7 @@ export function Checkout({ initial, onRetry, onDone }: { initial: PayOrder; onRe
           </button>
         </div>
       ) : (
-        <div className="mt-4 flex flex-col sm:flex-row gap-4 sm:items-center">
+        <div className="mt-4 flex flex-col cq-md:flex-row gap-4 cq-md:items-center">
           {order.scene === 'native' && order.payment?.codeUrl && (
             <QrCode text={order.payment.codeUrl} label={`${label}二维码，金额 ${formatYuan(order.amountFen)}`} className="size-44 shrink-0 self-center" />
           )}

@@ -13,9 +13,9 @@ export function General({ user }: { user: LoginUser }) {
     <>
       <ul aria-label="剩余额度" className="grid gap-3 grid-cols-3">
         {BALANCE_KINDS.map((k) => (
-          <li key={k.kind} className="rounded-card border border-line bg-surface p-3 sm:p-5">
-            <p className="text-xs sm:text-sm text-muted">{k.label}</p>
-            <p data-testid={`allowance-${k.kind}`} className={`mt-1 sm:mt-2 text-xl sm:text-3xl font-bold ${expired ? 'text-danger' : 'text-primary'}`}>
+          <li key={k.kind} className="rounded-card border border-line bg-surface p-3 cq-md:p-5">
+            <p className="text-xs cq-md:text-sm text-muted">{k.label}</p>
+            <p data-testid={`allowance-${k.kind}`} className={`mt-1 cq-md:mt-2 text-xl cq-md:text-3xl font-bold ${expired ? 'text-danger' : 'text-primary'}`}>
               {formatAllowance(user[k.field], user.state)}
             </p>
             {!expired && <p className="mt-0.5 text-xs text-muted">{k.unit}</p>}

@@ -86,19 +86,19 @@ export function Recharge() {
         <p className="py-10 text-center text-sm text-muted">暂无可购买的充值套餐，可使用「卡密兑换」充值。</p>
       ) : (
         <div className="space-y-5">
-          <fieldset className="grid gap-3 sm:grid-cols-3">
+          <fieldset className="grid gap-3 cq-md:grid-cols-3">
             <legend className="sr-only">充值套餐</legend>
             {packages.map((p) => (
               <label
                 key={p.id}
                 data-testid="pay-package"
-                className={`relative cursor-pointer rounded-card border p-3 sm:p-4 bg-surface hover:border-primary has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-primary ${p.id === chosen ? 'border-primary ring-1 ring-primary' : 'border-line'}`}
+                className={`relative cursor-pointer rounded-card border p-3 cq-md:p-4 bg-surface hover:border-primary has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-primary ${p.id === chosen ? 'border-primary ring-1 ring-primary' : 'border-line'}`}
               >
                 <input type="radio" name="lx-pay-package" value={p.id} checked={p.id === chosen} onChange={() => setChosen(p.id)} className="sr-only" />
                 {p.badge && <span className="absolute top-3 right-3 px-2 rounded-full text-xs bg-primary text-primary-ink font-medium">{p.badge}</span>}
                 <span className="block font-semibold pr-12">{p.name}</span>
-                <span className="block mt-1 sm:mt-2 text-xl sm:text-2xl font-bold text-primary">{formatYuan(p.priceFen)}</span>
-                <span className="block mt-1 sm:mt-2 text-sm text-muted">{grantsText(p.grants)}</span>
+                <span className="block mt-1 cq-md:mt-2 text-xl cq-md:text-2xl font-bold text-primary">{formatYuan(p.priceFen)}</span>
+                <span className="block mt-1 cq-md:mt-2 text-sm text-muted">{grantsText(p.grants)}</span>
                 {p.validityDays && <span className="block mt-1 text-xs text-muted">有效期 {p.validityDays} 天</span>}
               </label>
             ))}
@@ -106,7 +106,7 @@ export function Recharge() {
           {methods.length === 0 ? (
             <p className="text-sm text-muted">在线支付暂未开通，可使用「卡密兑换」充值。</p>
           ) : (
-            <div className="flex flex-col sm:flex-row sm:items-center gap-3">
+            <div className="flex flex-col cq-md:flex-row cq-md:items-center gap-3">
               <fieldset className="flex flex-wrap gap-2">
                 <legend className="sr-only">支付方式</legend>
                 {methods.map((m) => (
@@ -131,7 +131,7 @@ export function Recharge() {
                 type="button"
                 onClick={() => buy()}
                 aria-disabled={busy || !chosen || !provider}
-                className="sm:ml-auto h-11 px-8 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
+                className="cq-md:ml-auto h-11 px-8 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
               >
                 {busy ? '下单中…' : `立即支付 ${formatYuan(packages.find((p) => p.id === chosen)?.priceFen ?? 0)}`}
               </button>

@@ -66,7 +66,7 @@ export function Setting({ user }: { user: LoginUser }) {
 
   return (
     <div className="flex flex-col gap-4">
-      <div className="rounded-card border border-line bg-surface p-4 sm:p-5 flex items-center gap-4">
+      <div className="rounded-card border border-line bg-surface p-4 cq-md:p-5 flex items-center gap-4">
         <Avatar user={user} size="size-16" />
         <div className="min-w-0 flex-1">
           <p className="font-semibold">头像</p>
@@ -112,11 +112,11 @@ export function Setting({ user }: { user: LoginUser }) {
         />
       </div>
 
-      <form onSubmit={saveName} noValidate className="rounded-card border border-line bg-surface p-4 sm:p-5">
+      <form onSubmit={saveName} noValidate className="rounded-card border border-line bg-surface p-4 cq-md:p-5">
         <label htmlFor="lx-nickname" className="block font-semibold">
           昵称
         </label>
-        <div className="mt-3 flex flex-col sm:flex-row gap-2">
+        <div className="mt-3 flex flex-col cq-md:flex-row gap-2">
           <input
             id="lx-nickname"
             ref={nameRef}
@@ -129,7 +129,7 @@ export function Setting({ user }: { user: LoginUser }) {
             placeholder="给自己起个名字"
             aria-invalid={nameError ? true : undefined}
             aria-describedby={nameError ? 'lx-nickname-error' : undefined}
-            className="w-full sm:flex-1 min-w-0 h-11 px-3 rounded-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary"
+            className="w-full cq-md:flex-1 min-w-0 h-11 px-3 rounded-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary"
           />
           <button type="submit" aria-disabled={saving} className="h-11 px-6 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110">
             {saving ? '保存中…' : '保存'}
@@ -142,7 +142,7 @@ export function Setting({ user }: { user: LoginUser }) {
         )}
       </form>
 
-      <div className="rounded-card border border-line bg-surface p-4 sm:p-5 flex items-center gap-4">
+      <div className="rounded-card border border-line bg-surface p-4 cq-md:p-5 flex items-center gap-4">
         <div className="min-w-0 flex-1">
           <p className="font-semibold">手机号</p>
           <p className="text-sm text-muted">{maskPhone(user.phone)}</p>

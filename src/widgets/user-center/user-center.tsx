@@ -96,8 +96,8 @@ function Center({ tab, user }: { tab: UserCenterTab; user: LoginUser }) {
   }
 
   return (
-    <section aria-labelledby="lx-uc-title" className="max-w-4xl mx-auto">
-      <h2 id="lx-uc-title" className="sr-only sm:not-sr-only sm:mb-4 text-2xl font-bold">
+    <section aria-labelledby="lx-uc-title" className="@container max-w-4xl mx-auto">
+      <h2 id="lx-uc-title" className="sr-only cq-md:not-sr-only cq-md:mb-4 text-2xl font-bold">
         个人中心
       </h2>
       <div className="flex items-center gap-4">
