@@ -71,7 +71,8 @@ function useClient(file) {
 
 step('css', () => run('npm run -s css'))
 step('cdn + site', () => {
-  run('npx rollup -c --silent', { NODE_ENV: 'production' })
+  // scripts/katex-once.mjs: mermaid's KaTeX import resolves to the maths chunk's KaTeX (one copy)
+  run('npx rollup -c --silent --plugin ./scripts/katex-once.mjs', { NODE_ENV: 'production' })
   mkdirSync(join(root, 'dist/site'), { recursive: true })
   cpSync(join(root, 'src/host/public'), join(root, 'dist/site'), { recursive: true })
   // the page's classic script (theme.js), read before the first paint: minified, its comments stay in the source

@@ -1,10 +1,10 @@
-import { defineElement } from '../ui/define'
+import { defineElement, type LingxiElement } from '../ui/define'
 import { App } from './app'
 
 defineElement('lingxi-app', App)
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-app': HTMLElement
+    'lingxi-app': LingxiElement
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Types only, no code (issue 16): the `lingxi-*` tags in HTMLElementTagNameMap (properties and
- * methods, e.g. `document.querySelector('lingxi-chat')!.send('你好')`) and in React's
+ * methods, e.g. `document.querySelector('lingxi-chat')!.send('你好')`; every tag builds on
+ * LingxiElement of src/ui/define.ts: `document.querySelector('lingxi-painting')!.session`) and in React's
  * JSX.IntrinsicElements, for apps that also place the custom elements of the CDN loader. Each
  * element module declares its own; they define the tags when run, so only their types come here.
  * The event details are in GlobalEventHandlersEventMap, WindowEventMap and DocumentEventMap (the

@@ -16,6 +16,17 @@ export interface ElementProps {
   container?: ShadowRoot
 }
 
+/**
+ * What every `lingxi-*` element has beyond HTMLElement (each tag's HTMLElementTagNameMap entry
+ * builds on it): `document.querySelector('lingxi-painting')!.session` types on every tag.
+ */
+export interface LingxiElement extends HTMLElement {
+  /** Who is logged in (`{accountId, phone, nickName, avatarUrl}`, the phone as the server shows it to this page), or null. */
+  readonly session: SessionInfo | null
+  /** Logs a partner's user in with the assertion its backend signed (partner single sign-on); resolves the session. */
+  identify(assertion: string): Promise<SessionInfo | null>
+}
+
 /** What a `lingxi-*` tag takes in JSX (a screen of the host renders the elements): HTML attributes and its own. */
 export type ElementAttributes = DetailedHTMLProps<HTMLAttributes<HTMLElement>, HTMLElement> & Record<string, unknown>
 

@@ -1,7 +1,9 @@
+import { useStore } from '@nanostores/react'
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { loadCountries, searchCountries } from '../../core/countries'
 import type { CountryEntry } from '../../core/types'
 import type * as On from '../events'
+import { $english, tr } from '../i18n'
 
 interface CountryPickerProps {
   value: CountryEntry
@@ -12,7 +14,8 @@ interface CountryPickerProps {
 
 /**
  * The calling-code button and its searchable list (Chinese name, pinyin, initials or code). The
- * list opens in the flow below the row, so the dialog grows instead of clipping it.
+ * list opens in the flow below the row, so the dialog grows instead of clipping it. In English the
+ * countries have the browser's English names (`Intl.DisplayNames`), found by those too.
  */
 export function CountryPicker({ value, onChange, children }: CountryPickerProps) {
   const [open, setOpen] = useState(false)
@@ -20,6 +23,9 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
   const [query, setQuery] = useState('')
   const searchRef = useRef<HTMLInputElement>(null)
   const buttonRef = useRef<HTMLButtonElement>(null)
+  const english = useStore($english)
+  const names = useMemo(() => english && new Intl.DisplayNames('en', { type: 'region' }), [english])
+  const name = (c: CountryEntry) => names?.of(c.countryCode) || c.countryName
 
   useEffect(() => {
     if (open && !countries) loadCountries().then(setCountries)
@@ -29,7 +35,11 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
     if (open) searchRef.current?.focus()
   }, [open])
 
-  const matches = useMemo(() => (countries ? searchCountries(countries, query) : []), [countries, query])
+  const matches = useMemo(() => {
+    const found = countries ? searchCountries(countries, query) : []
+    const q = query.trim().toLowerCase()
+    return names && q ? countries!.filter((c) => found.includes(c) || names.of(c.countryCode)!.toLowerCase().includes(q)) : found
+  }, [countries, query, names])
 
   function close() {
     setOpen(false)
@@ -58,7 +68,7 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
           ref={buttonRef}
           type="button"
           aria-expanded={open}
-          aria-label={`国家或地区区号，当前 ${value.countryName} +${value.phoneCode}`}
+          aria-label={`${tr('国家或地区区号，当前')} ${name(value)} +${value.phoneCode}`}
           onClick={() => (open ? close() : setOpen(true))}
           onKeyDown={handleKeyDown}
           className="h-11 px-3 flex items-center gap-1 rounded-l-lg border border-r-0 border-line bg-raised text-ink hover:text-primary"
@@ -79,14 +89,14 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
               value={query}
               onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
               onKeyDown={handleKeyDown}
-              placeholder="搜索国家/地区、拼音或区号"
-              aria-label="搜索国家或地区"
+              placeholder={tr('搜索国家/地区、拼音或区号')}
+              aria-label={tr('搜索国家或地区')}
               className="w-full h-9 px-3 rounded-lg bg-raised text-ink placeholder:text-muted outline-none focus:ring-2 focus:ring-primary"
             />
           </div>
-          <ul aria-label="国家或地区" className="max-h-56 overflow-y-auto py-1">
-            {!countries && <li className="px-4 py-3 text-muted text-sm">加载中…</li>}
-            {countries && matches.length === 0 && <li className="px-4 py-3 text-muted text-sm">没有匹配的国家或地区</li>}
+          <ul aria-label={tr('国家或地区')} className="max-h-56 overflow-y-auto py-1">
+            {!countries && <li className="px-4 py-3 text-muted text-sm">{tr('加载中…')}</li>}
+            {countries && matches.length === 0 && <li className="px-4 py-3 text-muted text-sm">{tr('没有匹配的国家或地区')}</li>}
             {matches.map((c) => (
               <li key={c.countryCode}>
                 <button
@@ -98,7 +108,7 @@ export function CountryPicker({ value, onChange, children }: CountryPickerProps)
                     c.countryCode === value.countryCode ? 'text-primary' : ''
                   }`}
                 >
-                  <span>{c.countryName}</span>
+                  <span>{name(c)}</span>
                   <span className="text-muted">+{c.phoneCode}</span>
                 </button>
               </li>

@@ -12,6 +12,7 @@ import type { CountryEntry } from '../../core/types'
 import { siteHref } from '../boot'
 import { Dialog } from '../dialog'
 import type * as On from '../events'
+import { $english, tr } from '../i18n'
 import { Icon } from '../icons'
 import { SM, useMedia } from '../use-media'
 import { CountryPicker } from './country-picker'
@@ -49,6 +50,7 @@ export function LoginDialog() {
   const wide = useMedia(SM)
   const modify = mode === 'modify-phone'
   const bind = useStore($bindPhone)
+  useStore($english)
   useEffect(() => {
     if (mode !== 'modify-phone') $bindPhone.set(false)
   }, [mode])
@@ -57,7 +59,7 @@ export function LoginDialog() {
     <Dialog
       open={mode !== false}
       onClose={closeLogin}
-      title={modify ? (bind ? '绑定手机号' : '请输入新手机号') : '手机号登录'}
+      title={tr(modify ? (bind ? '绑定手机号' : '请输入新手机号') : '手机号登录')}
       placement={wide ? 'center' : 'bottom'}
       width={440}
       part="dialog"
@@ -100,7 +102,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
     const number = phone.trim()
     if (!number || busy) return
     if (!modify && !agreed) {
-      setHint('请勾选同意后再登录')
+      setHint(tr('请勾选同意后再登录'))
       return
     }
     if (waiting) {
@@ -135,7 +137,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
     event.preventDefault()
     const value = code.trim()
     if (!value) {
-      setCodeError(MSG_CODE_REQUIRED)
+      setCodeError(tr(MSG_CODE_REQUIRED))
       codeRef.current?.focus()
       return
     }
@@ -157,17 +159,17 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
     return (
       <form onSubmit={handleSubmit} className="flex flex-col gap-4" noValidate>
         <p className="text-muted">
-          验证码已发送至{' '}
+          {tr('验证码已发送至')}{' '}
           <span className="text-ink font-medium" data-testid="masked-phone">
             +{country.phoneCode} {maskPhone(phone.trim())}
           </span>
         </p>
         <button type="button" onClick={() => setStep('phone')} className="self-start text-primary hover:underline">
-          更换手机号
+          {tr('更换手机号')}
         </button>
         <div>
           <label htmlFor="lx-code" className="sr-only">
-            验证码
+            {tr('验证码')}
           </label>
           <div className="flex gap-2">
             <input
@@ -182,7 +184,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
               inputMode="numeric"
               autoComplete="one-time-code"
               maxLength={CODE_LENGTH}
-              placeholder="请输入 4 位验证码"
+              placeholder={tr('请输入 4 位验证码')}
               aria-invalid={codeError ? true : undefined}
               aria-describedby={codeError ? 'lx-code-error' : undefined}
               className="flex-1 min-w-0 h-11 px-4 rounded-lg border border-line bg-raised text-ink text-lg tracking-[0.5em] placeholder:tracking-normal placeholder:text-base placeholder:text-muted outline-none focus:border-primary"
@@ -193,7 +195,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
               disabled={waiting || busy}
               className="h-11 px-3 shrink-0 rounded-lg border border-line text-sm text-primary disabled:text-muted"
             >
-              {waiting ? `${countdown}s 后重新获取` : '重新获取'}
+              {waiting ? tr('{n}s 后重新获取').replace('{n}', String(countdown)) : tr('重新获取')}
             </button>
           </div>
           {codeError && (
@@ -207,7 +209,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
           aria-disabled={!code.trim() || busy}
           className={`h-11 rounded-lg bg-primary text-primary-ink font-semibold ${!code.trim() || busy ? 'opacity-50' : 'hover:brightness-110'}`}
         >
-          {busy ? '请稍候…' : modify ? '确认修改' : '登录'}
+          {tr(busy ? '请稍候…' : modify ? '确认修改' : '登录')}
         </button>
       </form>
     )
@@ -219,7 +221,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
     <form onSubmit={handleGetCode} className="flex flex-col gap-4" noValidate>
       <CountryPicker value={country} onChange={setCountry}>
         <label htmlFor="lx-phone" className="sr-only">
-          手机号
+          {tr('手机号')}
         </label>
         <input
           ref={phoneRef}
@@ -232,7 +234,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
           inputMode="numeric"
           autoComplete="tel-national"
           maxLength={20}
-          placeholder={modify && !bind ? '请输入新手机号' : '请输入手机号'}
+          placeholder={tr(modify && !bind ? '请输入新手机号' : '请输入手机号')}
           className="flex-1 min-w-0 h-11 px-4 rounded-r-lg border border-line bg-raised text-ink placeholder:text-muted outline-none focus:border-primary"
         />
       </CountryPicker>
@@ -241,7 +243,7 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
         aria-disabled={empty || busy}
         className={`h-11 rounded-lg bg-primary text-primary-ink font-semibold ${empty || busy ? 'opacity-50 cursor-default' : 'hover:brightness-110'}`}
       >
-        {busy ? '发送中…' : waiting ? `已发送（${countdown}s）` : '获取验证码'}
+        {busy ? tr('发送中…') : waiting ? tr('已发送（{n}s）').replace('{n}', String(countdown)) : tr('获取验证码')}
       </button>
       {!modify && (
         <>
@@ -256,9 +258,9 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
               className="mt-0.5 size-4 accent-[var(--color-primary)]"
             />
             <span>
-              我已阅读并同意
-              <a href={siteHref('/license.html')} target="_blank" rel="noopener" className="text-primary hover:underline">
-                《灵犀服务条款》
+              {tr('我已阅读并同意')}
+              <a href={siteHref('/license.html')} target="_blank" rel="noopener" className="text-primary font-medium hover:underline">
+                {tr('《灵犀服务条款》')}
               </a>
             </span>
           </label>
@@ -271,19 +273,19 @@ function LoginForm({ modify, bind = false }: { modify: boolean; bind?: boolean }
             <>
               <div className="flex items-center gap-3 text-xs text-muted">
                 <span className="h-px flex-1 bg-line" />
-                其他方式
+                {tr('其他方式')}
                 <span className="h-px flex-1 bg-line" />
               </div>
               <button
                 type="button"
                 onClick={() => {
-                  if (!agreed) return setHint('请勾选同意后再登录')
+                  if (!agreed) return setHint(tr('请勾选同意后再登录'))
                   startWechatLogin()
                 }}
                 className="self-center flex items-center gap-2 px-4 h-9 rounded-full border border-line text-sm text-muted hover:text-ink"
               >
                 <Icon name="wechat" className="size-5 text-[#2aae67]" />
-                微信登录
+                {tr('微信登录')}
               </button>
             </>
           )}

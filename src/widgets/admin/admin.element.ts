@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { Admin } from './admin'
 
 defineElement('lingxi-admin', Admin, { tab: 'string' })
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-admin': HTMLElement & {
+    'lingxi-admin': LingxiElement & {
       /** users (default), cards, packages, orders or audit. */
       tab?: string
     }

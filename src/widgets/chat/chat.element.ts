@@ -1,6 +1,5 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { Chat } from './chat'
-import type { SessionInfo } from '../../core/stores'
 import type { ChatRequest, PageInfo } from './state'
 
 type ChatElement = HTMLElementTagNameMap['lingxi-chat']
@@ -58,7 +57,7 @@ defineElement(
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-chat': HTMLElement & {
+    'lingxi-chat': LingxiElement & {
       mode?: 'inline' | 'bubble' | string
       topicId?: string
       externalControls?: boolean
@@ -96,8 +95,6 @@ declare global {
       prefill(text: string): void
       /** Removes the element from the page (its launcher and panel go with it). */
       destroy(): void
-      /** Who is logged in (`{accountId, phone, nickName, avatarUrl}`, the phone as the server shows it to this page), or null. */
-      readonly session: SessionInfo | null
     }
   }
 }

@@ -1,5 +1,7 @@
+import { en as chrome } from '../../ui/locale-en'
+
 /** English of the chat's chrome (i18n.ts), loaded only for `locale="en"`. */
-export const en: Record<string, string> = {
+const chat: Record<string, string> = {
   '打开灵犀 AI 对话': 'Open Lingxi AI chat',
   关闭提示: 'Dismiss',
   条新回复: 'new replies',
@@ -26,3 +28,6 @@ export const en: Record<string, string> = {
   对话消息: 'Messages',
   回到底部: 'Scroll to bottom'
 }
+
+/** The chat's, the login dialog's and the toasts' English: what `locale="en"` loads, in one chunk. */
+export const en: Record<string, string> = { ...chrome, ...chat }

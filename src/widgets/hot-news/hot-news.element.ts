@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { HotNews } from './hot-news'
 
 defineElement('lingxi-hot-news', HotNews, { source: 'string', externalControls: 'boolean' })
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-hot-news': HTMLElement & {
+    'lingxi-hot-news': LingxiElement & {
       /** The source to start on (a sourceId). */
       source?: string
       externalControls: boolean

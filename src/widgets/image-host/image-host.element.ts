@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { ImageHost } from './image-host'
 
 defineElement('lingxi-image-host', ImageHost)
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-image-host': HTMLElement
+    'lingxi-image-host': LingxiElement
   }
 }
 

@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { Login } from './login'
 
 defineElement('lingxi-login', Login, { button: 'boolean' })
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-login': HTMLElement & { button?: boolean }
+    'lingxi-login': LingxiElement & { button?: boolean }
   }
 }
 

@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { Orders } from './orders'
 
 defineElement('lingxi-orders', Orders, { quality: 'boolean', view: 'string', activityId: 'string', sessionId: 'string', basePath: 'string' })
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-orders': HTMLElement & {
+    'lingxi-orders': LingxiElement & {
       /** The quality platform (优质接单平台): quality activities only. */
       quality: boolean
       /** 'list' (default), 'mine' or 'detail'. */

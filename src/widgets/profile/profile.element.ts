@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { Profile } from './profile'
 
 defineElement('lingxi-profile', Profile)
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-profile': HTMLElement
+    'lingxi-profile': LingxiElement
   }
 }
 

@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { Roles } from './roles'
 
 defineElement('lingxi-roles', Roles)
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-roles': HTMLElement
+    'lingxi-roles': LingxiElement
   }
 }
 

@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { Toaster } from './toaster'
 
 defineElement('lingxi-toaster', Toaster)
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-toaster': HTMLElement
+    'lingxi-toaster': LingxiElement
   }
 }
 

@@ -4,6 +4,7 @@ import { answerConfirm, dismissToast } from '../../core/events'
 import { $confirm, $toasts } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
+import { $english, translate } from './translate'
 
 const tone: Record<string, string> = {
   success: 'border-ok/60 text-ink',
@@ -23,6 +24,8 @@ export function Toaster(_: ElementProps) {
   const toasts = useStore($toasts)
   const pending = useStore($confirm)
   const stackRef = useRef<HTMLDivElement>(null)
+  const en = useStore($english)
+  const tr = (text: string) => translate(text, en)
 
   // The stack is a manual popover, raised again on every change, so toasts stay above any open
   // modal dialog (those live in the top layer too) instead of under its backdrop.
@@ -53,22 +56,22 @@ export function Toaster(_: ElementProps) {
             className={`pointer-events-auto flex items-center gap-2 px-4 py-2.5 rounded-xl border bg-raised shadow-xl lx-rise ${tone[t.type] ?? tone.info}`}
           >
             <span className={`size-2 rounded-full shrink-0 ${dot[t.type] ?? dot.info}`} aria-hidden="true" />
-            <span>{t.message}</span>
+            <span>{tr(t.message)}</span>
           </div>
         ))}
       </div>
-      <Dialog open={pending !== null} onClose={() => answerConfirm(false)} title={pending?.title ?? '提示'} placement="center" width={380}>
-        <p className="text-muted mb-6 whitespace-pre-line">{pending?.message}</p>
+      <Dialog open={pending !== null} onClose={() => answerConfirm(false)} title={tr(pending?.title ?? '提示')} placement="center" width={380}>
+        <p className="text-muted mb-6 whitespace-pre-line">{pending && tr(pending.message)}</p>
         <div className="flex justify-end gap-3">
           <button type="button" onClick={() => answerConfirm(false)} className="h-10 px-4 rounded-lg border border-line hover:bg-raised">
-            {pending?.cancelText ?? '取消'}
+            {tr(pending?.cancelText ?? '取消')}
           </button>
           <button
             type="button"
             onClick={() => answerConfirm(true)}
             className="h-10 px-4 rounded-lg bg-primary text-primary-ink font-semibold hover:brightness-110"
           >
-            {pending?.confirmText ?? '确定'}
+            {tr(pending?.confirmText ?? '确定')}
           </button>
         </div>
       </Dialog>

@@ -1,11 +1,11 @@
-import { defineElement, type ElementAttributes } from '../../ui/define'
+import { defineElement, type ElementAttributes, type LingxiElement } from '../../ui/define'
 import { UserCenter } from './user-center'
 
 defineElement('lingxi-user-center', UserCenter, { tab: 'string' })
 
 declare global {
   interface HTMLElementTagNameMap {
-    'lingxi-user-center': HTMLElement
+    'lingxi-user-center': LingxiElement
   }
 }
 

@@ -1,0 +1,83 @@
+/**
+ * English of the login dialog (src/ui/login) and of the toasts and confirmations the toaster shows
+ * for the chat and the login (src/ui/i18n.ts), loaded only for `locale="en"`. The server's
+ * messages of the login API (server/src/auth) are here too, keyed with `{n}` for their numbers:
+ * the toaster shows them in English; any other server message stays as the server wrote it.
+ */
+export const en: Record<string, string> = {
+  // the login dialog
+  手机号登录: 'Sign in with your phone',
+  绑定手机号: 'Add your phone number',
+  请输入新手机号: 'Your new phone number',
+  请勾选同意后再登录: 'Please accept the terms first',
+  验证码不能为空: 'Enter the code',
+  验证码已发送至: 'Code sent to',
+  更换手机号: 'Use another number',
+  验证码: 'Verification code',
+  '请输入 4 位验证码': 'The 4-digit code',
+  '{n}s 后重新获取': 'Resend in {n}s',
+  重新获取: 'Resend',
+  '请稍候…': 'Please wait…',
+  确认修改: 'Change number',
+  登录: 'Sign in',
+  手机号: 'Phone number',
+  请输入手机号: 'Phone number',
+  '发送中…': 'Sending…',
+  '已发送（{n}s）': 'Sent ({n}s)',
+  获取验证码: 'Get code',
+  我已阅读并同意: 'I have read and agree to the ',
+  '《灵犀服务条款》': 'Lingxi Terms of Service',
+  其他方式: 'or',
+  微信登录: 'Sign in with WeChat',
+  // its country picker
+  '国家或地区区号，当前': 'Country calling code, now',
+  '搜索国家/地区、拼音或区号': 'Search a country or code',
+  搜索国家或地区: 'Search countries',
+  国家或地区: 'Countries',
+  '加载中…': 'Loading…',
+  没有匹配的国家或地区: 'No matching country',
+  // the toaster's confirmation
+  提示: 'Notice',
+  取消: 'Cancel',
+  确定: 'OK',
+  // toasts (src/core/messages.ts, the login, the chat)
+  '系统异常，请稍后重试': 'Something went wrong. Please try again later.',
+  短信验证码已发送: 'Verification code sent',
+  '登录成功！': 'Signed in!',
+  '修改成功！': 'Changed!',
+  '已复制到剪切板！': 'Copied to the clipboard!',
+  '已退出登录，期待您再次回来': 'Signed out. See you again soon.',
+  操作成功: 'Done',
+  微信绑定成功: 'WeChat linked',
+  '您已举报过该内容，我们会尽快处理': 'You have already reported this. We will look into it soon.',
+  '举报已提交，感谢您的反馈': 'Report sent. Thank you for your feedback.',
+  '这条消息不在当前显示的对话分支中，或已被删除': 'This message is not in the branch shown, or it was deleted.',
+  // the chat's confirmations
+  清空对话: 'Clear chat',
+  '确定清空当前对话的全部消息吗？清空后无法恢复。': 'Clear every message of this chat? This cannot be undone.',
+  清空: 'Clear',
+  删除话题: 'Delete topic',
+  '确定删除「{s}」吗？其中的消息将一并删除，且无法恢复。': 'Delete “{s}”? Its messages go with it and cannot be restored.',
+  删除: 'Delete',
+  删除提示词: 'Delete prompt',
+  '确定删除「{s}」吗？': 'Delete “{s}”?',
+  删除消息: 'Delete message',
+  '确定删除这条消息吗？': 'Delete this message?',
+  // the login API's messages (server/src/auth)
+  请先获取验证码: 'Get a code first',
+  '验证码已失效，请重新获取': 'This code is no longer valid. Get a new one.',
+  '验证码错误次数过多，请重新获取': 'Too many wrong codes. Get a new one.',
+  '验证码已过期，请重新获取': 'This code has expired. Get a new one.',
+  '验证码错误，还可以再试 {n} 次': 'Wrong code. {n} tries left.',
+  '验证码已发送，请 {n} 秒后再试': 'A code was just sent. Try again in {n} s.',
+  '获取验证码过于频繁，请 {n} 分钟后再试': 'Too many codes asked for. Try again in {n} min.',
+  '该手机号获取验证码过于频繁，请 {n} 分钟后再试': 'Too many codes for this number. Try again in {n} min.',
+  手机号格式不正确: 'This phone number is not valid',
+  请先登录: 'Please sign in first',
+  '登录已过期，请重新登录': 'Your session has expired. Please sign in again.',
+  '登录状态已失效，请重新登录': 'You were signed out. Please sign in again.',
+  该手机号已被其他账号使用: 'This phone number belongs to another account',
+  该手机号不支持免验证码登录: 'This number cannot sign in without a code',
+  '只有浏览器页面可以换取会话 Cookie（请求缺少 Origin）': 'Only a browser page can get a session cookie (the request has no Origin)',
+  新手机号与当前手机号相同: 'The new number is the same as the current one'
+}
