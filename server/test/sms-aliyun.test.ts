@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { ConfigError, configuredSecrets, loadConfig } from '../src/config.js'
+import { describe, expect, it } from 'vitest'
+import { configuredSecrets, loadConfig } from '../src/config.js'
 import { redactingLogger } from '../src/logger.js'
 import { aliyunSignature, aliyunStringToSign, canonicalQuery, createAliyunSmsProvider, percentEncode } from '../src/sms/aliyun.js'
 import { SmsSendError } from '../src/sms/failure.js'
-import { createSmsProvider, type SmsProvider } from '../src/sms/index.js'
 import { type FakeAliyunSms, startFakeAliyunSms } from './fakes/aliyun-sms.js'
-import { useHarness } from './helpers/database-hooks.js'
 import { memoryLogger } from './helpers/harness.js'
+import { configProblems, useSmsProvider } from './helpers/sms-provider.js'
 
 const PHONE = '13800138000'
-let fake: FakeAliyunSms
-/** What the app sends through; a test may swap it (wrong secret, short timeout). */
-let provider: SmsProvider
-
-const env = () => ({
+const sms = useSmsProvider('aliyun', startFakeAliyunSms, (fake: FakeAliyunSms) => ({
   SMS_PROVIDER: 'aliyun',
   ALIYUN_SMS_ACCESS_KEY_ID: fake.accessKeyId,
   ALIYUN_SMS_ACCESS_KEY_SECRET: fake.accessKeySecret,
@@ -21,31 +16,8 @@ const env = () => ({
   ALIYUN_SMS_TEMPLATE_CODE: fake.templateCode,
   ALIYUN_SMS_ENDPOINT: fake.url,
   SMS_TIMEOUT_MS: '2000'
-})
-const settings = () => {
-  const sms = loadConfig(env()).sms
-  if (!sms.aliyun) throw new Error('no aliyun settings')
-  return { ...sms.aliyun, timeoutMs: sms.timeoutMs }
-}
-
-const ctx = useHarness(() => ({ env: env(), sms: { send: (...args) => provider.send(...args) } }))
-
-beforeAll(async () => {
-  fake = await startFakeAliyunSms()
-})
-afterAll(async () => {
-  await fake.close()
-})
-beforeEach(() => {
-  fake.sent.length = 0
-  fake.requests.length = 0
-  fake.hang = false
-  provider = createSmsProvider(loadConfig(env()).sms)
-})
-
-/** Everything the app logged, as one string (the memory logger keeps raw fields: nothing is scrubbed). */
-const logText = () =>
-  JSON.stringify(ctx.h.logger.entries, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message, stack: v.stack, cause: v.cause } : v))
+}))
+const { ctx, logText, settings } = sms
 
 describe('Aliyun signature (signature version 1.0, HMAC-SHA1)', () => {
   // The worked example of Aliyun's SMS documentation ("签名机制", help.aliyun.com/document_detail/101343
@@ -90,10 +62,10 @@ describe('Aliyun signature (signature version 1.0, HMAC-SHA1)', () => {
     const stale = createAliyunSmsProvider({ ...settings(), now: () => new Date('2017-07-12T02:42:19Z'), nonce: () => '45e25e9b-0a6f-4070-8c85-2956eda1b466' })
     const error = await stale.send('86', PHONE, '1234', 'LOGIN').catch((e: unknown) => e)
     // Signed right, but 2017 is long gone: the gateway's clock check, after the signature check.
-    expect(fake.requests.at(-1)?.signatureOk).toBe(true)
+    expect(sms.fake.requests.at(-1)?.signatureOk).toBe(true)
     expect(error).toBeInstanceOf(SmsSendError)
     expect((error as SmsSendError).providerCode).toBe('InvalidTimeStamp.Expired')
-    expect(fake.requests.at(-1)?.query).toMatchObject({
+    expect(sms.fake.requests.at(-1)?.query).toMatchObject({
       SignatureNonce: '45e25e9b-0a6f-4070-8c85-2956eda1b466',
       Timestamp: '2017-07-12T02:42:19Z',
       SignatureMethod: 'HMAC-SHA1',
@@ -110,10 +82,10 @@ describe('SMS_PROVIDER=aliyun through send-sms-code', () => {
     const res = await ctx.h.sendCode(PHONE)
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ code: 2000, message: '短信验证码已发送', data: { withoutCode: 0 } })
-    expect(fake.requests).toHaveLength(1)
-    expect(fake.requests[0]?.signatureOk).toBe(true)
-    expect(fake.sent).toHaveLength(1)
-    const sent = fake.sent[0]!
+    expect(sms.fake.requests).toHaveLength(1)
+    expect(sms.fake.requests[0]?.signatureOk).toBe(true)
+    expect(sms.fake.sent).toHaveLength(1)
+    const sent = sms.fake.sent[0]!
     expect(sent).toMatchObject({ phoneNumbers: PHONE, signName: '灵犀测试', templateCode: 'SMS_154950909' })
     expect(sent.templateParam).toEqual({ code: expect.stringMatching(/^\d{4}$/) })
     expect(ctx.h.smsLines).toEqual([]) // nothing on the console
@@ -124,7 +96,7 @@ describe('SMS_PROVIDER=aliyun through send-sms-code', () => {
 
   it('sends other countries with their calling code', async () => {
     expect((await ctx.h.sendCode('51234567', '852')).body.code).toBe(2000)
-    expect(fake.sent[0]?.phoneNumbers).toBe('85251234567')
+    expect(sms.fake.sent[0]?.phoneNumbers).toBe('85251234567')
   })
 
   const cases: [string, string | undefined, number, number, string][] = [
@@ -139,20 +111,13 @@ describe('SMS_PROVIDER=aliyun through send-sms-code', () => {
   ]
   for (const [providerCode, message, status, code, text] of cases) {
     it(`answers ${providerCode}${message ? ` (${message})` : ''} with ${code}`, async () => {
-      fake.failNext(providerCode, message)
-      const before = await ctx.h.snapshot()
-      const res = await ctx.h.sendCode(PHONE)
-      expect(res.status).toBe(status)
-      expect(res.body).toEqual({ code, message: text, data: null })
-      // The code that did not go out is void, and the resend window is free again.
-      expect((await ctx.h.snapshot()).codes).toBe((before.codes ?? 0) + 1)
-      expect((await ctx.h.sendCode(PHONE)).body.code).toBe(2000)
-      expect(logText()).toContain(providerCode)
+      sms.fake.failNext(providerCode, message)
+      await sms.expectRefusedSend(PHONE, providerCode, status, code, text)
     })
   }
 
   it('reports a sign name or template the account does not have as a configuration problem', async () => {
-    provider = createAliyunSmsProvider({ ...settings(), signName: '别人的签名' })
+    sms.use(createAliyunSmsProvider({ ...settings(), signName: '别人的签名' }))
     const res = await ctx.h.sendCode(PHONE)
     expect(res.status).toBe(502)
     expect(res.body).toEqual({ code: 50200001, message: '短信发送失败，请稍后重试', data: null })
@@ -161,64 +126,50 @@ describe('SMS_PROVIDER=aliyun through send-sms-code', () => {
 
   it('is refused with SignatureDoesNotMatch when the secret is wrong, and logs neither secret nor phone', async () => {
     const wrong = 'wrongSecretValue0123456789abcd'
-    provider = createAliyunSmsProvider({ ...settings(), accessKeySecret: wrong })
+    sms.use(createAliyunSmsProvider({ ...settings(), accessKeySecret: wrong }))
     const res = await ctx.h.sendCode(PHONE)
     expect(res.status).toBe(502)
     expect(res.body).toEqual({ code: 50200001, message: '短信发送失败，请稍后重试', data: null })
-    expect(fake.requests[0]?.signatureOk).toBe(false)
-    expect(fake.sent).toEqual([])
+    expect(sms.fake.requests[0]?.signatureOk).toBe(false)
+    expect(sms.fake.sent).toEqual([])
     const logged = logText()
     expect(logged).toContain('SignatureDoesNotMatch')
     expect(logged).toContain('Specified signature does not match our calculation.')
     expect(logged).not.toContain(wrong)
-    expect(logged).not.toContain(fake.accessKeySecret)
+    expect(logged).not.toContain(sms.fake.accessKeySecret)
     // The gateway echoes its string to sign, which lists the phone: that part is not logged.
     expect(logged).not.toContain(PHONE)
   })
 
   it('is refused with InvalidAccessKeyId.NotFound for an unknown key', async () => {
-    provider = createAliyunSmsProvider({ ...settings(), accessKeyId: 'LTAI5tSomeoneElse' })
+    sms.use(createAliyunSmsProvider({ ...settings(), accessKeyId: 'LTAI5tSomeoneElse' }))
     expect((await ctx.h.sendCode(PHONE)).body.code).toBe(50200001)
     expect(logText()).toContain('InvalidAccessKeyId.NotFound')
   })
 
   it('gives up on a provider that never answers, within the timeout', async () => {
-    fake.hang = true
-    provider = createAliyunSmsProvider({ ...settings(), timeoutMs: 300 })
-    const started = Date.now()
-    const res = await ctx.h.sendCode(PHONE)
-    expect(Date.now() - started).toBeLessThan(3000)
-    expect(res.status).toBe(504)
-    expect(res.body).toEqual({ code: 50400001, message: '短信服务响应超时，请稍后重试', data: null })
-    expect(logText()).toContain('aliyun SMS did not answer in time')
+    await sms.expectGivesUp(PHONE, createAliyunSmsProvider({ ...settings(), timeoutMs: 300 }))
   })
 
   it('fails cleanly when the provider cannot be reached', async () => {
-    provider = createAliyunSmsProvider({ ...settings(), endpoint: 'http://127.0.0.1:9' })
+    sms.use(createAliyunSmsProvider({ ...settings(), endpoint: 'http://127.0.0.1:9' }))
     const res = await ctx.h.sendCode(PHONE)
     expect(res.body).toEqual({ code: 50200001, message: '短信发送失败，请稍后重试', data: null })
   })
 
   it('never logs the secret, whatever happened', async () => {
-    fake.failNext('isv.BUSINESS_LIMIT_CONTROL')
+    sms.fake.failNext('isv.BUSINESS_LIMIT_CONTROL')
     await ctx.h.sendCode(PHONE)
-    provider = createAliyunSmsProvider({ ...settings(), accessKeyId: 'LTAI5tSomeoneElse' })
+    sms.use(createAliyunSmsProvider({ ...settings(), accessKeyId: 'LTAI5tSomeoneElse' }))
     await ctx.h.sendCode(PHONE)
     expect(ctx.h.logger.entries.length).toBeGreaterThan(0)
-    expect(logText()).not.toContain(fake.accessKeySecret)
+    expect(logText()).not.toContain(sms.fake.accessKeySecret)
   })
 })
 
 describe('SMS_PROVIDER=aliyun settings', () => {
   it('refuses to start without every setting, naming each', () => {
-    let error: unknown
-    try {
-      loadConfig({ SMS_PROVIDER: 'aliyun', ALIYUN_SMS_ACCESS_KEY_ID: 'LTAI5t' })
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(ConfigError)
-    expect((error as ConfigError).problems).toEqual([
+    expect(configProblems({ SMS_PROVIDER: 'aliyun', ALIYUN_SMS_ACCESS_KEY_ID: 'LTAI5t' })).toEqual([
       'ALIYUN_SMS_ACCESS_KEY_SECRET is required when SMS_PROVIDER=aliyun',
       'ALIYUN_SMS_SIGN_NAME is required when SMS_PROVIDER=aliyun',
       'ALIYUN_SMS_TEMPLATE_CODE is required when SMS_PROVIDER=aliyun'

@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { ConfigError, configuredSecrets, loadConfig } from '../src/config.js'
+import { describe, expect, it } from 'vitest'
+import { configuredSecrets, loadConfig } from '../src/config.js'
 import { SmsSendError } from '../src/sms/failure.js'
-import { createSmsProvider, type SmsProvider } from '../src/sms/index.js'
 import { createTencentSmsProvider, tc3Authorization, tc3Sign } from '../src/sms/tencent.js'
 import { type FakeTencentSms, startFakeTencentSms } from './fakes/tencent-sms.js'
-import { useHarness } from './helpers/database-hooks.js'
+import { configProblems, useSmsProvider } from './helpers/sms-provider.js'
 
 const PHONE = '13800138000'
-let fake: FakeTencentSms
-/** What the app sends through; a test may swap it (wrong secret, short timeout). */
-let provider: SmsProvider
-
-const env = () => ({
+const sms = useSmsProvider('tencent', startFakeTencentSms, (fake: FakeTencentSms) => ({
   SMS_PROVIDER: 'tencent',
   TENCENT_SMS_SECRET_ID: fake.secretId,
   TENCENT_SMS_SECRET_KEY: fake.secretKey,
@@ -20,31 +15,8 @@ const env = () => ({
   TENCENT_SMS_TEMPLATE_ID: fake.templateId,
   TENCENT_SMS_ENDPOINT: fake.url,
   SMS_TIMEOUT_MS: '2000'
-})
-const settings = () => {
-  const sms = loadConfig(env()).sms
-  if (!sms.tencent) throw new Error('no tencent settings')
-  return { ...sms.tencent, timeoutMs: sms.timeoutMs }
-}
-
-const ctx = useHarness(() => ({ env: env(), sms: { send: (...args) => provider.send(...args) } }))
-
-beforeAll(async () => {
-  fake = await startFakeTencentSms()
-})
-afterAll(async () => {
-  await fake.close()
-})
-beforeEach(() => {
-  fake.sent.length = 0
-  fake.requests.length = 0
-  fake.hang = false
-  provider = createSmsProvider(loadConfig(env()).sms)
-})
-
-/** Everything the app logged, as one string (the memory logger keeps raw fields: nothing is scrubbed). */
-const logText = () =>
-  JSON.stringify(ctx.h.logger.entries, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message, stack: v.stack, cause: v.cause } : v))
+}))
+const { ctx, logText, settings } = sms
 
 describe('TC3-HMAC-SHA256', () => {
   // The worked example of the TencentCloud API 3.0 signature documentation (签名方法 v3,
@@ -76,11 +48,11 @@ describe('TC3-HMAC-SHA256', () => {
 
   it('signs the SMS request with content-type, host and x-tc-action, scoped to the UTC date and sms', async () => {
     await createTencentSmsProvider(settings()).send('86', PHONE, '1234', 'LOGIN')
-    const request = fake.requests[0]!
+    const request = sms.fake.requests[0]!
     expect(request.signatureOk).toBe(true)
     expect(request.headers.authorization).toMatch(
       new RegExp(
-        `^TC3-HMAC-SHA256 Credential=${fake.secretId}/\\d{4}-\\d\\d-\\d\\d/sms/tc3_request, SignedHeaders=content-type;host;x-tc-action, Signature=[0-9a-f]{64}$`
+        `^TC3-HMAC-SHA256 Credential=${sms.fake.secretId}/\\d{4}-\\d\\d-\\d\\d/sms/tc3_request, SignedHeaders=content-type;host;x-tc-action, Signature=[0-9a-f]{64}$`
       )
     )
     expect(request.headers).toMatchObject({
@@ -91,9 +63,9 @@ describe('TC3-HMAC-SHA256', () => {
     })
     expect(JSON.parse(request.body)).toEqual({
       PhoneNumberSet: ['+8613800138000'],
-      SmsSdkAppId: fake.sdkAppId,
-      SignName: fake.signName,
-      TemplateId: fake.templateId,
+      SmsSdkAppId: sms.fake.sdkAppId,
+      SignName: sms.fake.signName,
+      TemplateId: sms.fake.templateId,
       TemplateParamSet: ['1234']
     })
   })
@@ -112,10 +84,10 @@ describe('SMS_PROVIDER=tencent through send-sms-code', () => {
     const res = await ctx.h.sendCode(PHONE)
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ code: 2000, message: '短信验证码已发送', data: { withoutCode: 0 } })
-    expect(fake.requests).toHaveLength(1)
-    expect(fake.requests[0]?.signatureOk).toBe(true)
-    expect(fake.sent).toHaveLength(1)
-    const sent = fake.sent[0]!
+    expect(sms.fake.requests).toHaveLength(1)
+    expect(sms.fake.requests[0]?.signatureOk).toBe(true)
+    expect(sms.fake.sent).toHaveLength(1)
+    const sent = sms.fake.sent[0]!
     expect(sent).toMatchObject({ phoneNumber: '+8613800138000', signName: '灵犀测试', templateId: '1110', region: 'ap-guangzhou' })
     expect(sent.templateParamSet).toEqual([expect.stringMatching(/^\d{4}$/)])
     expect(ctx.h.smsLines).toEqual([])
@@ -126,7 +98,7 @@ describe('SMS_PROVIDER=tencent through send-sms-code', () => {
 
   it('sends other countries in E.164', async () => {
     expect((await ctx.h.sendCode('2015550123', '1')).body.code).toBe(2000)
-    expect(fake.sent[0]?.phoneNumber).toBe('+12015550123')
+    expect(sms.fake.sent[0]?.phoneNumber).toBe('+12015550123')
   })
 
   const cases: [string, 'status' | 'error', number, number, string][] = [
@@ -144,69 +116,48 @@ describe('SMS_PROVIDER=tencent through send-sms-code', () => {
   ]
   for (const [providerCode, as, status, code, text] of cases) {
     it(`answers ${providerCode} (${as === 'error' ? 'Response.Error' : 'SendStatusSet'}) with ${code}`, async () => {
-      fake.failNext(providerCode, { as })
-      const before = await ctx.h.snapshot()
-      const res = await ctx.h.sendCode(PHONE)
-      expect(res.status).toBe(status)
-      expect(res.body).toEqual({ code, message: text, data: null })
-      // The code that did not go out is void, and the resend window is free again.
-      expect((await ctx.h.snapshot()).codes).toBe((before.codes ?? 0) + 1)
-      expect((await ctx.h.sendCode(PHONE)).body.code).toBe(2000)
-      expect(logText()).toContain(providerCode)
+      sms.fake.failNext(providerCode, { as })
+      await sms.expectRefusedSend(PHONE, providerCode, status, code, text)
     })
   }
 
   it('is refused with AuthFailure.SignatureFailure when the secret is wrong, and never logs a secret', async () => {
     const wrong = 'wrongTencentSecretKey0123456789'
-    provider = createTencentSmsProvider({ ...settings(), secretKey: wrong })
+    sms.use(createTencentSmsProvider({ ...settings(), secretKey: wrong }))
     const res = await ctx.h.sendCode(PHONE)
     expect(res.status).toBe(502)
     expect(res.body).toEqual({ code: 50200001, message: '短信发送失败，请稍后重试', data: null })
-    expect(fake.requests[0]?.signatureOk).toBe(false)
-    expect(fake.sent).toEqual([])
+    expect(sms.fake.requests[0]?.signatureOk).toBe(false)
+    expect(sms.fake.sent).toEqual([])
     const logged = logText()
     expect(logged).toContain('tencent SMS configuration or account problem (operator action needed): AuthFailure.SignatureFailure')
     expect(logged).not.toContain(wrong)
-    expect(logged).not.toContain(fake.secretKey)
+    expect(logged).not.toContain(sms.fake.secretKey)
   })
 
   it('is refused with AuthFailure.SecretIdNotFound for an unknown SecretId', async () => {
-    provider = createTencentSmsProvider({ ...settings(), secretId: 'AKIDsomeoneElse' })
+    sms.use(createTencentSmsProvider({ ...settings(), secretId: 'AKIDsomeoneElse' }))
     expect((await ctx.h.sendCode(PHONE)).body.code).toBe(50200001)
     expect(logText()).toContain('AuthFailure.SecretIdNotFound')
   })
 
   it('gives up on a provider that never answers, within the timeout', async () => {
-    fake.hang = true
-    provider = createTencentSmsProvider({ ...settings(), timeoutMs: 300 })
-    const started = Date.now()
-    const res = await ctx.h.sendCode(PHONE)
-    expect(Date.now() - started).toBeLessThan(3000)
-    expect(res.status).toBe(504)
-    expect(res.body).toEqual({ code: 50400001, message: '短信服务响应超时，请稍后重试', data: null })
-    expect(logText()).toContain('tencent SMS did not answer in time')
+    await sms.expectGivesUp(PHONE, createTencentSmsProvider({ ...settings(), timeoutMs: 300 }))
   })
 
   it('never logs the secret, whatever happened', async () => {
-    fake.failNext('LimitExceeded.PhoneNumberDailyLimit')
+    sms.fake.failNext('LimitExceeded.PhoneNumberDailyLimit')
     await ctx.h.sendCode(PHONE)
-    fake.failNext('FailedOperation.SignatureIncorrectOrUnapproved', { as: 'error' })
+    sms.fake.failNext('FailedOperation.SignatureIncorrectOrUnapproved', { as: 'error' })
     await ctx.h.sendCode(PHONE)
     expect(ctx.h.logger.entries.length).toBeGreaterThan(0)
-    expect(logText()).not.toContain(fake.secretKey)
+    expect(logText()).not.toContain(sms.fake.secretKey)
   })
 })
 
 describe('SMS_PROVIDER=tencent settings', () => {
   it('refuses to start without every setting, naming each', () => {
-    let error: unknown
-    try {
-      loadConfig({ SMS_PROVIDER: 'tencent', TENCENT_SMS_SECRET_ID: 'AKID', TENCENT_SMS_SIGN_NAME: '灵犀' })
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(ConfigError)
-    expect((error as ConfigError).problems).toEqual([
+    expect(configProblems({ SMS_PROVIDER: 'tencent', TENCENT_SMS_SECRET_ID: 'AKID', TENCENT_SMS_SIGN_NAME: '灵犀' })).toEqual([
       'TENCENT_SMS_SECRET_KEY is required when SMS_PROVIDER=tencent',
       'TENCENT_SMS_SDK_APP_ID is required when SMS_PROVIDER=tencent',
       'TENCENT_SMS_TEMPLATE_ID is required when SMS_PROVIDER=tencent'

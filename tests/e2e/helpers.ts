@@ -128,3 +128,25 @@ export async function sessionToken(page: Page, server: LingxiServer): Promise<st
   expect(cookie, 'the page has a session cookie').toBeTruthy()
   return cookie!.value
 }
+
+/** What `user/info` answers for the page's own session (API.md), as the tests read it. */
+export interface PageUserInfo {
+  tokens: number
+  mjCount: number
+  sunoCount: number
+  nickName: string
+  avatarUrl: string
+}
+
+/** `user/info` fetched by the page itself: its HttpOnly session cookie, with the CSRF header (ADR 0019). */
+export async function pageUserInfo(page: Page): Promise<PageUserInfo> {
+  return page.evaluate(async () => {
+    const res = await fetch('/api/v1/user/info', {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'application/json', 'x-lingxi-request': '1' },
+      body: '{}'
+    })
+    return (await res.json()).data as PageUserInfo
+  })
+}

@@ -1,5 +1,5 @@
 import { expect, type Page, test, type TestInfo } from '@playwright/test'
-import { loginAs } from './helpers'
+import { loginAs, pageUserInfo } from './helpers'
 import { type LingxiServer, startServer } from './server'
 
 // 在线充值 against the real server with its offline provider (演示支付): buy a seeded package,
@@ -14,19 +14,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server?.stop()
 })
-
-async function tokens(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    // the page's own session: its HttpOnly cookie, with the CSRF header (ADR 0019)
-    const res = await fetch('/api/v1/user/info', {
-      method: 'POST',
-      credentials: 'include',
-      headers: { 'content-type': 'application/json', 'x-lingxi-request': '1' },
-      body: '{}'
-    })
-    return (await res.json()).data.tokens as number
-  })
-}
 
 /** A screenshot in each theme (the host page's <html data-theme>), attached and kept in the output folder. */
 async function shots(page: Page, info: TestInfo, name: string) {
@@ -48,7 +35,7 @@ async function buyAndPay(page: Page, info: TestInfo, phone: string, size: 'deskt
   await expect(packages.nth(1)).toHaveAccessibleName(/推荐.*标准包|标准包.*推荐/)
   await expect(packages.nth(1)).toBeChecked()
   await expect(page.getByText('暂无充值订单')).toBeVisible()
-  const before = await tokens(page)
+  const before = (await pageUserInfo(page)).tokens
   await shots(page, info, `${size}-packages`)
 
   await page.getByTestId('pay-package').filter({ hasText: '体验包' }).click()
@@ -68,7 +55,7 @@ async function buyAndPay(page: Page, info: TestInfo, phone: string, size: 'deskt
   await checkout.getByRole('button', { name: '演示支付 ¥9.90' }).click()
   await expect(checkout).toHaveAttribute('data-status', 'paid')
   await expect(checkout).toContainText('支付成功，额度已到账')
-  await expect.poll(() => tokens(page)).toBe(before + 200_000)
+  await expect.poll(async () => (await pageUserInfo(page)).tokens).toBe(before + 200_000)
   await expect(page.getByTestId('order-status').first()).toHaveText('已支付')
   await expect(page.getByTestId('log-row').first()).toContainText('体验包')
   await shots(page, info, `${size}-paid`)

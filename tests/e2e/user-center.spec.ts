@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loginAs, shot } from './helpers'
+import { loginAs, pageUserInfo, shot } from './helpers'
 import { makePng } from './png'
 import { startServer, type LingxiServer } from './server'
 
@@ -45,19 +45,6 @@ test.afterAll(async () => {
 /** formatCount of the spec: below 10000 as is, else tenths of ten thousands, truncated, + w+. */
 const w = (n: number) => (n < 10000 ? String(n) : `${Math.floor(n / 10000)}.${Math.floor(n / 1000) % 10}w+`)
 
-async function info(page: Page) {
-  return page.evaluate(async () => {
-    // the page's own session: its HttpOnly cookie, with the CSRF header (ADR 0019)
-    const res = await fetch('/api/v1/user/info', {
-      method: 'POST',
-      credentials: 'include',
-      headers: { 'content-type': 'application/json', 'x-lingxi-request': '1' },
-      body: '{}'
-    })
-    return (await res.json()).data as { tokens: number; mjCount: number; sunoCount: number; nickName: string; avatarUrl: string }
-  })
-}
-
 const tab = (page: Page, name: string) => page.getByRole('tab', { name })
 const rows = (page: Page) => page.getByTestId('log-row')
 
@@ -65,7 +52,7 @@ test('balances, balance log after a chat, redeem a card once, nickname and avata
   await page.goto(server.url + '/usercenter?id=general')
   await loginAs(page, server, '13800138601')
   await expect(tab(page, '账户总览')).toHaveAttribute('aria-selected', 'true')
-  const start = await info(page)
+  const start = await pageUserInfo(page)
   await expect(page.getByTestId('allowance-tokens')).toHaveText(w(start.tokens))
   await expect(page.getByTestId('allowance-mj')).toHaveText(w(start.mjCount))
   await expect(page.getByTestId('allowance-suno')).toHaveText(w(start.sunoCount))
@@ -77,7 +64,7 @@ test('balances, balance log after a chat, redeem a card once, nickname and avata
   await page.getByTestId('composer').press('Enter')
   await expect(page.locator('[data-testid=message][data-role=assistant]').last()).toHaveAttribute('data-status', 'complete', { timeout: 30_000 })
   await page.goto(server.url + '/usercenter?id=general')
-  const after = await info(page)
+  const after = await pageUserInfo(page)
   expect(after.tokens).toBeLessThan(start.tokens)
   await expect(page.getByTestId('allowance-tokens')).toHaveText(w(after.tokens))
   const charge = rows(page).filter({ hasText: '对话' }).first()
@@ -96,7 +83,7 @@ test('balances, balance log after a chat, redeem a card once, nickname and avata
   await field.fill('AAAA-BBBB-CCCC-DDDD')
   await page.getByRole('button', { name: '立即兑换' }).click()
   await expect(page.locator('#lx-card-error')).toBeVisible()
-  expect((await info(page)).tokens).toBe(after.tokens)
+  expect((await pageUserInfo(page)).tokens).toBe(after.tokens)
 
   // the real card, typed in lower case with spaces as people do
   await field.fill(codes[0]!.toLowerCase().replace(/-/g, ' '))
@@ -106,7 +93,7 @@ test('balances, balance log after a chat, redeem a card once, nickname and avata
   await expect(rows(page).first()).toContainText('对话 +10.0w+')
   await expect(rows(page).first()).toContainText('绘画 +10')
   await expect(rows(page).first()).not.toContainText(codes[0]!.slice(5, 9) + '-' + codes[0]!.slice(10, 14))
-  const redeemed = await info(page)
+  const redeemed = await pageUserInfo(page)
   expect(redeemed).toMatchObject({ tokens: after.tokens + 100000, mjCount: after.mjCount + 10, sunoCount: after.sunoCount + 5 })
   await shot(page, testInfo, 'card redeemed')
 
@@ -114,7 +101,7 @@ test('balances, balance log after a chat, redeem a card once, nickname and avata
   await field.fill(codes[0]!)
   await page.getByRole('button', { name: '立即兑换' }).click()
   await expect(page.locator('#lx-card-error')).toBeVisible()
-  expect((await info(page)).tokens).toBe(redeemed.tokens)
+  expect((await pageUserInfo(page)).tokens).toBe(redeemed.tokens)
 
   // the balance log shows the recharge too
   await tab(page, '账户总览').click()
@@ -146,7 +133,7 @@ test('balances, balance log after a chat, redeem a card once, nickname and avata
   // both survive a reload
   await page.reload()
   await expect(page.getByTestId('uc-nickname')).toHaveText('灵犀测试员')
-  expect((await info(page)).avatarUrl).toMatch(/\/files\//)
+  expect((await pageUserInfo(page)).avatarUrl).toMatch(/\/files\//)
 
   // change phone opens the login widget's flow; log out asks first
   await page.getByRole('button', { name: '修改手机号' }).click()

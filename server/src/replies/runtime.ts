@@ -1,4 +1,4 @@
-import { and, eq, lt, or, sql } from 'drizzle-orm'
+import { and, eq, lt, or } from 'drizzle-orm'
 import type { ChatSettings } from '../config.js'
 import type { Db } from '../db/database.js'
 import { type ChatMessage, chatMessages } from '../db/schema.js'
@@ -14,6 +14,7 @@ import type { ChatModels, ModelEntry, ProviderKind } from './models.js'
 import { createDemoProvider } from './providers/demo.js'
 import { createOpenAiProvider } from './providers/openai.js'
 import { type ChatProvider, type ChatTurn, ProviderError } from './providers/provider.js'
+import { createReplyWriter } from './reply-writer.js'
 import { settleReply } from './settle.js'
 import { type FinalStatus, STOPPED, terminalEvent } from './wire.js'
 
@@ -108,25 +109,6 @@ export const streamKey = (accountId: string, requestId: string) => `${accountId}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The write every streaming reply repeats (its growing text), built once per database. */
-function prepareReplyWrites(db: Db) {
-  const streamingReply = and(eq(chatMessages.id, sql.placeholder('id')), eq(chatMessages.status, 'streaming'))
-  return {
-    // Only what arrived since the last save crosses to the database: saving the whole text each
-    // time made a long reply's saves cost its length squared. Saves of one reply never overlap.
-    save: db
-      .update(chatMessages)
-      .set({
-        content: sql`${chatMessages.content} || ${sql.placeholder('content')}`,
-        thinking: sql`case when ${chatMessages.thinking} is null and ${sql.placeholder('thinking')}::text = '' then null else coalesce(${chatMessages.thinking}, '') || ${sql.placeholder('thinking')}::text end`,
-        updatedAt: sql`${sql.placeholder('at')}`
-      })
-      .where(streamingReply)
-      .prepare('lingxi_reply_append')
-  }
-}
-const replyWrites = new WeakMap<Db, ReturnType<typeof prepareReplyWrites>>()
-
 export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
   const { db, bus, models, settings, logger, now } = options
   const flushIntervalMs = options.flushIntervalMs ?? 500
@@ -186,40 +168,9 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
     const watch = watchStream(options.moderation, job, (reason) => controller.abort(reason))
 
     // The growing reply reaches the database at a bounded rate; writes never overlap.
-    let writesOf = replyWrites.get(db)
-    if (!writesOf) {
-      writesOf = prepareReplyWrites(db)
-      replyWrites.set(db, writesOf)
-    }
-    let pending = 0
-    let timer: NodeJS.Timeout | undefined
-    let writes = Promise.resolve()
-    // How much of the text the row has: a save sends what follows (a failed one is sent again with the next).
-    let saved = { content: 0, thinking: 0 }
-    const flush = () => {
-      if (timer) clearTimeout(timer)
-      timer = undefined
-      pending = 0
-      writes = writes
-        .then(async () => {
-          const upTo = { content: content.length, thinking: thinking.length }
-          await writesOf.save.execute({
-            content: content.slice(saved.content, upTo.content),
-            thinking: thinking.slice(saved.thinking, upTo.thinking),
-            at: new Date(now()).toISOString(),
-            id: job.replyId
-          })
-          saved = upTo
-        })
-        .catch((error: unknown) => logger.error('saving a streaming reply failed', { error, replyId: job.replyId }))
-    }
+    const writer = createReplyWriter({ db, logger, now, flushIntervalMs, flushBytes }, job.replyId, () => ({ content, thinking }))
     // The lease: other nodes' sweeps leave a reply alone while its row keeps being touched.
     const endLease = lease(job.replyId)
-    const grew = (text: string) => {
-      pending += Buffer.byteLength(text)
-      if (pending >= flushBytes) flush()
-      else timer ??= setTimeout(flush, flushIntervalMs)
-    }
 
     let status: FinalStatus = 'complete'
     let errorCode: number | null = null
@@ -249,7 +200,7 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
           false,
           chunk.type === 'content' ? `{"content":${text}}` : `{"thinking":${text}}`
         )
-        grew(chunk.text)
+        writer.grew(chunk.text)
         if (chunk.type === 'content') watch?.grew(content)
       }
     } catch (error) {
@@ -267,9 +218,9 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         errorMessage = SYSTEM_ERROR_MESSAGE
       }
     }
-    if (timer) clearTimeout(timer)
+    const written = writer.end()
     endLease()
-    await writes
+    await written
     const block = await watch?.finish(content)
     if (block) await emit(job, 'moderated', { content: BLOCKED_REPLY_NOTICE })
     const end = block ? { ...blockedEnd(block), usage, stoppedByUser } : { status, content, thinking, errorCode, errorMessage, usage, stoppedByUser }
