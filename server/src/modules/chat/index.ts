@@ -2,6 +2,7 @@ import { moderatorFor } from '../../moderation/index.js'
 import { TOKENS } from '../../replies/accounting.js'
 import { defineModule } from '../module.js'
 import { registerAttachmentRoutes, sweepAttachments } from './attachments.js'
+import { registerMessageListRoutes } from './message-list-routes.js'
 import { registerMessageRoutes } from './message-routes.js'
 import { registerPromptRoutes } from './prompts.js'
 import { registerRoleRoutes, seedRoles } from './roles.js'
@@ -32,7 +33,8 @@ export const chat = defineModule({
     return {
       routes(api) {
         registerTopicRoutes(api, deps.replies, moderator)
-        registerMessageRoutes(api, deps.replies, deps.replyCodes, moderator, { kv: deps.kv, attachmentsPerMessage: deps.config.chat.attachments.perMessage })
+        registerMessageRoutes(api, deps.replies, moderator, { kv: deps.kv, attachmentsPerMessage: deps.config.chat.attachments.perMessage })
+        registerMessageListRoutes(api, deps.replies, deps.replyCodes)
         registerAttachmentRoutes(api, { kv: deps.kv, limits: deps.config.chat.attachments })
         registerRoleRoutes(api, deps.config.publicUrl, moderator)
         registerStreamRoute(api, deps.streams, deps.replyCodes)

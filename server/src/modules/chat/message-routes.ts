@@ -1,26 +1,24 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { AuthInfo } from '../../auth/sessions.js'
-import { type ChatMessage, type ChatTopic, chatMessages, chatTopics } from '../../db/schema.js'
-import type { Tx } from '../../db/database.js'
-import { isUniqueViolation } from '../../db/errors.js'
+import { chatMessages, chatTopics } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
-import { assertTexts, type Moderator } from '../../moderation/index.js'
 import { type Api, defineRoute } from '../../http/api.js'
-import { idField, pageFields } from '../../http/fields.js'
-import { endStreaming, type Hold, holdTokens, requireTokens } from '../../replies/accounting.js'
-import { answerReserve, buildContext, countTokens } from '../../replies/context.js'
-import { activePath, loadBranchHistory, loadTree, type Node, newestUnder, pathTo, type Tree, versionOf, versionsOf } from './branches.js'
-import { findReplyByRequest, MESSAGE_NOT_FOUND, requireMessage, requireTopic, REQUEST_NOT_FOUND, toMessage } from './repo.js'
-import type { ChatRuntime } from '../../replies/runtime.js'
-import { CHAT_BASE, CHAT_PERMISSION, requireModel, stopTopicReplies } from './topic-routes.js'
-import { messageSchema, paged, sendResultSchema, switchResultSchema } from './wire.js'
-import { attachmentsOf, attachmentTurn, checkVision, copyAttachments, linkAttachments, unsentAttachments, withAttachments } from './attachments.js'
-import type { ChatAttachment } from '../../db/schema-chat-attachments.js'
+import { idField } from '../../http/fields.js'
 import { rateLimit } from '../../http/rate-limit.js'
 import type { Kv } from '../../kv/kv.js'
-import { type PageContext, pageContextField, withPageContext } from './page-context.js'
+import { assertTexts, type Moderator } from '../../moderation/index.js'
+import { endStreaming, requireTokens } from '../../replies/accounting.js'
+import { countTokens } from '../../replies/context.js'
+import type { ChatRuntime } from '../../replies/runtime.js'
+import { attachmentsOf, copyAttachments, linkAttachments, unsentAttachments } from './attachments.js'
+import { activePath, loadTree, newestUnder, pathTo, versionsOf } from './branches.js'
+import { pageContextField } from './page-context.js'
+import { lockTopic, previous, replyStarter } from './reply-start.js'
+import { findReplyByRequest, MESSAGE_NOT_FOUND, requireMessage, requireTopic } from './repo.js'
+import { CHAT_BASE, CHAT_PERMISSION, requireModel, stopTopicReplies } from './topic-routes.js'
+import { sendResultSchema, switchResultSchema } from './wire.js'
 
 export const MAX_CONTENT_CHARS = 20_000
 
@@ -37,116 +35,24 @@ const requestIdField = z
   .regex(UUID, 'requestId 必须是 UUID')
   .transform((id) => id.toLowerCase())
 
-/** Stop takes any string: an id that is not a UUID simply does not exist (40400001). */
-const requiredRequestId = idField('requestId').transform((id) => id.toLowerCase())
-
-type SendResult = { requestId: string; messageId: string; replyId: string }
-
-/** `replyCodes`: the codes of every tool whose replies stream here; each may stop its own. */
 /** Edits (each a new reply) and version switches per account per minute. */
 export const EDITS_PER_MINUTE = 30
 export const SWITCHES_PER_MINUTE = 120
 
+/** Sending, editing, switching versions and regenerating (reading and deleting: message-list-routes.ts). */
 export function registerMessageRoutes(
   api: Api,
   runtime: ChatRuntime,
-  replyCodes: readonly string[],
   moderator: Moderator,
   { kv, attachmentsPerMessage }: { kv: Kv; attachmentsPerMessage: number }
 ): void {
-  const { db, now } = api
+  const { db } = api
   const path = (p: string) => `${CHAT_BASE}/${p}`
   const tag = 'chat'
 
   const requireAllowance = (auth: AuthInfo) => requireTokens(db, auth.account.id)
 
-  /** A retried send (same requestId) gets the first send's answer. */
-  const previous = (reply: ChatMessage, topicId: string): SendResult => {
-    if (reply.topicId !== topicId || !reply.parentId) throw new ApiError(40000001, 'requestId 已被其他消息使用')
-    return { requestId: reply.requestId!, messageId: reply.parentId, replyId: reply.id }
-  }
-
-  /**
-   * Builds the prompt, inserts the reply row (and `before` rows) in one transaction, makes the
-   * reply the end of the branch shown, and starts generating.
-   */
-  async function startReply(input: {
-    auth: AuthInfo
-    topic: ChatTopic
-    question: string
-    /** The branch before the question (oldest first): the history sent with it, and nothing beside it. */
-    branch: readonly Node[]
-    requestId: string | undefined
-    parentId: string
-    /** The question's files (chat attachments): checked against the model, added to its turn. */
-    attachments?: ChatAttachment[]
-    /** The page the question was asked on (send only): in this request's system context, not stored. */
-    page?: PageContext
-    write: (tx: Parameters<Parameters<typeof db.transaction>[0]>[0], reply: typeof chatMessages.$inferInsert) => Promise<void>
-  }): Promise<SendResult> {
-    const { auth, topic } = input
-    const accountId = auth.account.id
-    const model = await requireModel(runtime, topic.model)
-    checkVision(model, input.attachments ?? [])
-    await requireAllowance(auth)
-    const budget = model.contextLength - answerReserve(model)
-    const history = topic.contextEnabled === 1 ? await loadBranchHistory(db, input.branch, budget) : []
-    const files = input.attachments?.length ? await attachmentTurn(api.storage, model, input.attachments) : undefined
-    const context = await buildContext({
-      model,
-      systemPrompt: withPageContext(topic.systemPrompt, input.page),
-      history,
-      message: input.question + (files?.text ?? ''),
-      ...(files ? { attachments: files } : {})
-    })
-    if (!context) throw new ApiError(40000001, `content 太长，超出了模型「${model.name}」的上下文长度`)
-    const at = new Date(now())
-    const requestId = input.requestId ?? randomUUID()
-    const replyId = randomUUID()
-    let hold!: Hold
-    try {
-      await db.transaction(async (tx) => {
-        // The reply's cost is reserved before anything goes upstream: sends beyond the balance are refused.
-        hold = await holdTokens(tx, accountId, model, context.promptTokens)
-        await input.write(tx, {
-          id: replyId,
-          accountId,
-          topicId: topic.id,
-          role: 'assistant',
-          content: '',
-          status: 'streaming',
-          requestId,
-          parentId: input.parentId,
-          prevId: input.parentId,
-          model: model.id,
-          held: hold.held,
-          nodeId: runtime.nodeId,
-          createdAt: at,
-          updatedAt: at
-        })
-        await tx.update(chatTopics).set({ updatedAt: at, leafId: replyId }).where(eq(chatTopics.id, topic.id))
-      })
-    } catch (error) {
-      // The same requestId sent twice at once: the first insert won; answer like a retry.
-      if (input.requestId && isUniqueViolation(error)) {
-        const existing = await findReplyByRequest(db, accountId, input.requestId)
-        if (existing) return previous(existing, topic.id)
-      }
-      throw error
-    }
-    runtime.start({
-      accountId,
-      topicId: topic.id,
-      replyId,
-      requestId,
-      model,
-      messages: context.messages,
-      promptTokens: context.promptTokens,
-      temperature: topic.temperature,
-      hold
-    })
-    return { requestId, messageId: input.parentId, replyId }
-  }
+  const startReply = replyStarter(api, runtime)
 
   defineRoute(
     api,
@@ -376,136 +282,4 @@ export function registerMessageRoutes(
       })
     }
   )
-
-  defineRoute(
-    api,
-    path('topic/messages'),
-    {
-      tag,
-      summary: "The messages of a topic's branch shown, newest first; a message with other versions says which it is (`version` of `versions`)",
-      body: z.object({ topicId: idField('topicId'), ...pageFields }),
-      auth: true,
-      permission: CHAT_PERMISSION,
-      response: paged(messageSchema)
-    },
-    async ({ body, auth }) => {
-      const topic = await requireTopic(db, auth.account.id, body.topicId)
-      const tree = await loadTree(db, topic)
-      const shown = activePath(tree).reverse()
-      const offset = (body.pageNum - 1) * body.pageSize
-      const ids = shown.slice(offset, offset + body.pageSize).map((n) => n.id)
-      const rows = ids.length === 0 ? [] : await db.select().from(chatMessages).where(inArray(chatMessages.id, ids))
-      const byId = new Map(rows.map((r) => [r.id, r]))
-      const list = ids.flatMap((id) => {
-        const row = byId.get(id)
-        return row ? [{ ...toMessage(row), ...versionOf(tree, id) }] : []
-      })
-      return { list: await withAttachments(db, list), total: shown.length, pageNum: body.pageNum, pageSize: body.pageSize }
-    }
-  )
-
-  defineRoute(
-    api,
-    path('topic/message/get'),
-    { tag, summary: 'One message', body: z.object({ messageId: idField('messageId') }), auth: true, permission: CHAT_PERMISSION, response: messageSchema },
-    async ({ body, auth }) => (await withAttachments(db, [toMessage(await requireMessage(db, auth.account.id, body.messageId))]))[0]
-  )
-
-  defineRoute(
-    api,
-    path('topic/message/del'),
-    {
-      tag,
-      summary: 'Delete one message (a streaming reply is stopped first)',
-      body: z.object({ messageId: idField('messageId') }),
-      auth: true,
-      permission: CHAT_PERMISSION,
-      response: z.null()
-    },
-    async ({ body, auth }) => {
-      const message = await requireMessage(db, auth.account.id, body.messageId)
-      if (message.status === 'streaming' && message.requestId) await runtime.stop(auth.account.id, message.requestId)
-      const mine = and(eq(chatMessages.id, message.id), eq(chatMessages.accountId, auth.account.id))!
-      await db.transaction(async (tx) => {
-        const topic = await lockTopic(tx, message.topicId)
-        await endStreaming(tx, mine, new Date(now()))
-        if (topic) await unlink(tx, await loadTree(tx, topic), message.id)
-        await tx.delete(chatMessages).where(mine)
-      })
-      return null
-    }
-  )
-
-  defineRoute(
-    api,
-    path('topic/message/clear'),
-    {
-      tag,
-      summary: "Delete all of a topic's messages (streaming replies are stopped first)",
-      body: z.object({ topicId: idField('topicId') }),
-      auth: true,
-      permission: CHAT_PERMISSION,
-      response: z.null()
-    },
-    async ({ body, auth }) => {
-      const topic = await requireTopic(db, auth.account.id, body.topicId)
-      await stopTopicReplies(api, runtime, auth.account.id, topic.id)
-      // A reply sent meanwhile is deleted too; its hold goes back first.
-      await db.transaction(async (tx) => {
-        await endStreaming(tx, eq(chatMessages.topicId, topic.id), new Date(now()))
-        await tx.delete(chatMessages).where(eq(chatMessages.topicId, topic.id))
-        await tx.update(chatTopics).set({ leafId: null }).where(eq(chatTopics.id, topic.id))
-      })
-      return null
-    }
-  )
-
-  defineRoute(
-    api,
-    path('topic/message/stop'),
-    {
-      tag,
-      summary: 'Stop a reply: it ends as interrput (or keeps the final status it already had)',
-      body: z.object({ requestId: requiredRequestId }),
-      // Any tool whose replies stream here may stop its own (hot news' AI 解读, order drafts).
-      auth: true,
-      permission: replyCodes,
-      response: messageSchema
-    },
-    async ({ body, auth }) => {
-      const accountId = auth.account.id
-      const reply = await findReplyByRequest(db, accountId, body.requestId)
-      if (!reply) throw new ApiError(40400001, REQUEST_NOT_FOUND)
-      if (reply.status !== 'streaming') return toMessage(reply)
-      await runtime.stop(accountId, body.requestId)
-      return toMessage(await requireMessage(db, accountId, reply.id))
-    }
-  )
-}
-
-/** The topic row, locked until the transaction ends (a delete and a branch change do not interleave). */
-async function lockTopic(tx: Tx, topicId: string) {
-  const [row] = await tx.select({ id: chatTopics.id, leafId: chatTopics.leafId }).from(chatTopics).where(eq(chatTopics.id, topicId)).for('update')
-  return row
-}
-
-/**
- * Takes a message out of its branch before it is deleted: the messages after it follow the one
- * before it instead, and a branch that ended with it ends with the newest message left there.
- */
-async function unlink(tx: Tx, tree: Tree, id: string): Promise<void> {
-  const before = tree.parent.get(id)
-  if (before === undefined) return
-  const after = (tree.children.get(id) ?? []).map((n) => n.id)
-  if (after.length > 0) await tx.update(chatMessages).set({ prevId: before }).where(inArray(chatMessages.id, after))
-  if (tree.leaf?.id === id) {
-    const leaf = [newestUnder(tree, before, id), ...after.map((c) => newestUnder(tree, c))].reduce<Node | undefined>(
-      (best, n) => (n && (!best || n.seq > best.seq) ? n : best),
-      undefined
-    )
-    await tx
-      .update(chatTopics)
-      .set({ leafId: leaf?.id ?? null })
-      .where(eq(chatTopics.id, tree.topicId))
-  }
 }
