@@ -5,6 +5,9 @@ import { Assistant } from './assistant'
 // app's origin in the Lingxi server's CORS_ORIGINS).
 const api = process.env.LINGXI_API ?? 'http://127.0.0.1:8787'
 
+// Read LINGXI_API on each request (`next start`), not once at `next build`.
+export const dynamic = 'force-dynamic'
+
 export default function Page() {
   return (
     <main style={{ maxWidth: 960, margin: '0 auto', padding: 24 }}>
