@@ -20,7 +20,10 @@ let server: LingxiServer
 const PARTNER = { id: 'qinghe', name: '青禾书店', origins: ['https://shop.qinghe.example'], secret: 'qinghe-secret-0123456789-abcdefghijkl' }
 
 test.beforeAll(async () => {
-  server = await startServer({ ADMIN_PHONES: [...Object.values(OPERATORS), ...Object.values(PARTNER_OPERATORS)].join(','), LINGXI_PARTNERS: JSON.stringify([PARTNER]) })
+  server = await startServer({
+    ADMIN_PHONES: [...Object.values(OPERATORS), ...Object.values(PARTNER_OPERATORS)].join(','),
+    LINGXI_PARTNERS: JSON.stringify([PARTNER])
+  })
 })
 test.afterAll(async () => {
   await server?.stop()
