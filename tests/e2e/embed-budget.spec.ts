@@ -1,11 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { expect, test, type Browser, type Page } from '@playwright/test'
-import { FAKE_MODEL, startFakeOpenAi, type FakeOpenAi } from '../../server/test/fakes/openai'
-import { ask, completeLogin, page as examplePage } from './embed-helpers'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { expect, test, type Browser } from '@playwright/test'
+import { fileName as name, KB, kb, recordTransfers, startBudgetSite, sum, type Transfer } from './embed-budget-harness'
+import { ask, completeLogin } from './embed-helpers'
 import { addSession, apiLogin } from './helpers'
-import { startPartner, startServer, type LingxiServer } from './server'
 
 // The embed budget, measured in Chromium: the bytes actually transferred (gzip, from the server's
 // compression) for every script and stylesheet a partner page loads to show the chat bubble,
@@ -18,7 +15,6 @@ import { startPartner, startServer, type LingxiServer } from './server'
 // (Prism and a grammar) loads only for a reply with a fenced block: its cost is measured apart,
 // with a second question, and has a ceiling of its own.
 
-const KB = 1024
 const LOADER_BUDGET = 3 * KB
 const EMBED_BUDGET = 45 * KB
 // Measured 2026-11-21: 44.3 KB logged in (54.2 KB before, with the demo model's code reply,
@@ -61,68 +57,21 @@ console.log(unique([1, 2, 2, 3])) // [1, 2, 3]
 它保留每个值第一次出现的顺序。`
 
 const CODE_QUESTION = '用 JavaScript 给数组去重'
-const pieces = (text: string) => text.match(/[\s\S]{1,6}/g)!
-
-let fake: FakeOpenAi
-let dataDir: string
-let server: LingxiServer
-let partner: Awaited<ReturnType<typeof startPartner>>
+let site: Awaited<ReturnType<typeof startBudgetSite>>
+let server: Awaited<ReturnType<typeof startBudgetSite>>['server']
+let partner: Awaited<ReturnType<typeof startBudgetSite>>['partner']
 
 test.beforeAll(async () => {
-  fake = await startFakeOpenAi()
-  fake.script((request) => {
-    const question = request.body.messages.at(-1)?.content ?? ''
-    return { kind: 'stream', chunks: pieces(question === CODE_QUESTION ? CODE_REPLY : MARKDOWN_REPLY), delayMs: 5 }
-  })
   // The fake upstream is the site's only model, so a new topic uses it.
-  dataDir = mkdtempSync(join(tmpdir(), 'lingxi-budget-'))
-  mkdirSync(join(dataDir, 'config'))
-  writeFileSync(
-    join(dataDir, 'config', 'chatConfig.json'),
-    JSON.stringify({ models: [{ id: FAKE_MODEL, name: '上游模型', provider: 'openai' }], defaultModel: FAKE_MODEL })
-  )
-  partner = await startPartner(() => examplePage('partner-page.html', server))
-  server = await startServer({
-    CORS_ORIGINS: partner.url,
-    DATA_DIR: dataDir,
-    OPENAI_BASE_URL: fake.url,
-    OPENAI_API_KEY: fake.apiKey,
-    OPENAI_MODELS: FAKE_MODEL
-  })
+  site = await startBudgetSite('lingxi-budget-', (question) => (question === CODE_QUESTION ? CODE_REPLY : MARKDOWN_REPLY))
+  ;({ server, partner } = site)
 })
 test.afterAll(async () => {
-  await server?.stop()
-  await partner?.stop()
-  await fake?.close()
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  await site?.stop()
 })
 
-interface Transfer {
-  url: string
-  bytes: number
-  encoding: string
-}
-
 /** Records the transferred body size of every script and stylesheet the page loads. */
-function record(page: Page) {
-  const transfers: Promise<Transfer>[] = []
-  page.on('response', (response) => {
-    const type = response.request().resourceType()
-    if (type !== 'script' && type !== 'stylesheet') return
-    transfers.push(
-      (async () => {
-        await response.finished()
-        const sizes = await response.request().sizes()
-        return { url: response.url(), bytes: sizes.responseBodySize, encoding: (await response.allHeaders())['content-encoding'] ?? 'identity' }
-      })()
-    )
-  })
-  return async () => Promise.all(transfers)
-}
-
-const sum = (list: Transfer[]) => list.reduce((n, t) => n + t.bytes, 0)
-const kb = (n: number) => `${(n / KB).toFixed(1)} KB`
-const name = (url: string) => new URL(url).pathname.replace('/cdn/', '')
+const record = (page: Parameters<typeof recordTransfers>[0]) => recordTransfers(page, ['script', 'stylesheet'])
 
 const isHighlighting = (t: Transfer) => /chunks\/(highlight|clike|javascript)-/.test(name(t.url))
 

@@ -1,19 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { expect, test, type Page } from '@playwright/test'
-import { FAKE_MODEL, startFakeOpenAi, type FakeOpenAi } from '../../server/test/fakes/openai'
-import { ask, page as examplePage } from './embed-helpers'
+import { expect, test } from '@playwright/test'
+import { fileName as name, kb, recordTransfers, startBudgetSite, sum } from './embed-budget-harness'
+import { ask } from './embed-helpers'
 import { addSession, apiLogin, snap } from './helpers'
-import { startPartner, startServer, type LingxiServer } from './server'
 
 // Issue 16, size clause: "a reply with code and maths costs no more than deep-chat showing the
 // same reply". Measured in Chromium on the partner page, logged in: the bytes actually transferred
 // (gzip from the server's compression; woff2 as it is) for every script, stylesheet and font the
 // page loads to show the bubble, open it and render one reply with a fenced code block, display
 // maths and inline maths. Scripts + styles and fonts are reported apart; the ceiling is on their sum.
-
-const KB = 1024
 
 // deep-chat is not a dependency of Lingxi, so its figures are constants, measured by hand on
 // 2026-11-29 in the same Chromium (/usr/bin/chromium, Playwright), the same way (transferred body
@@ -53,74 +47,26 @@ console.log(integrate((x) => x * x)) // 0.3333…
 
 用中点法求和，结果接近 1/3。`
 
-const pieces = (text: string) => text.match(/[\s\S]{1,6}/g)!
-
-let fake: FakeOpenAi
-let dataDir: string
-let server: LingxiServer
-let partner: Awaited<ReturnType<typeof startPartner>>
+let site: Awaited<ReturnType<typeof startBudgetSite>>
+let server: Awaited<ReturnType<typeof startBudgetSite>>['server']
+let partner: Awaited<ReturnType<typeof startBudgetSite>>['partner']
 
 test.beforeAll(async () => {
-  fake = await startFakeOpenAi()
-  fake.script(() => ({ kind: 'stream', chunks: pieces(REPLY), delayMs: 5 }))
   // The fake upstream is the site's only model, so a new topic uses it.
-  dataDir = mkdtempSync(join(tmpdir(), 'lingxi-maths-budget-'))
-  mkdirSync(join(dataDir, 'config'))
-  writeFileSync(
-    join(dataDir, 'config', 'chatConfig.json'),
-    JSON.stringify({ models: [{ id: FAKE_MODEL, name: '上游模型', provider: 'openai' }], defaultModel: FAKE_MODEL })
-  )
-  partner = await startPartner(() => examplePage('partner-page.html', server))
-  server = await startServer({
-    CORS_ORIGINS: partner.url,
-    DATA_DIR: dataDir,
-    OPENAI_BASE_URL: fake.url,
-    OPENAI_API_KEY: fake.apiKey,
-    OPENAI_MODELS: FAKE_MODEL
-  })
+  site = await startBudgetSite('lingxi-maths-budget-', () => REPLY)
+  ;({ server, partner } = site)
 })
 test.afterAll(async () => {
-  await server?.stop()
-  await partner?.stop()
-  await fake?.close()
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  await site?.stop()
 })
 
-interface Transfer {
-  url: string
-  type: string
-  bytes: number
-  encoding: string
-}
-
-/** Records the transferred body size of every script, stylesheet and font the page loads. */
-function record(page: Page) {
-  const transfers: Promise<Transfer>[] = []
-  page.on('response', (response) => {
-    const type = response.request().resourceType()
-    if (type !== 'script' && type !== 'stylesheet' && type !== 'font') return
-    transfers.push(
-      (async () => {
-        await response.finished()
-        const sizes = await response.request().sizes()
-        const encoding = (await response.allHeaders())['content-encoding'] ?? 'identity'
-        return { url: response.url(), type, bytes: sizes.responseBodySize, encoding }
-      })()
-    )
-  })
-  return async () => Promise.all(transfers)
-}
-
-const sum = (list: Transfer[]) => list.reduce((n, t) => n + t.bytes, 0)
-const kb = (n: number) => `${(n / KB).toFixed(1)} KB`
 const exact = (n: number) => `${kb(n)} (${n.toLocaleString('en')} B)`
-const name = (url: string) => new URL(url).pathname.replace('/cdn/', '')
 
 test('a reply with code and maths costs no more than deep-chat showing it', async ({ browser }, info) => {
   const context = await browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 800 } })
   await addSession(context, server, await apiLogin(server, '13900139020'), partner.url)
   const page = await context.newPage()
-  const transfers = record(page)
+  const transfers = recordTransfers(page, ['script', 'stylesheet', 'font'])
   await page.goto(partner.url)
   const launcher = page.getByRole('button', { name: '打开 AI 书童对话' })
   await expect(launcher).toBeVisible()
