@@ -10,7 +10,8 @@ export const SESSION_CACHE_MAX = 10_000
  * Recently read sessions by token hash, so that a request does not read its session and account
  * from the database each time (docs/decisions/0017-pglite-worker-and-session-cache.md).
  *
- * What a revocation or an account change made by this server does is seen at once on every node:
+ * What a revocation or an account change made by this server does is seen at once on the node that
+ * made it and within the bus's delivery time (milliseconds with Redis) on the others:
  * the node that made it drops its entries before it answers (`forgetSessions`, `forgetAccounts`) and
  * announces it on the bus's control channel (`revoke`, `account`), on which every node drops its
  * own. A change made behind the server's back (the CLI, SQL) or an announcement the bus lost is seen
