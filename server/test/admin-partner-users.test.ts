@@ -64,3 +64,25 @@ describe('partner users in the operator API', () => {
     expect(refused.status).toBe(403)
   })
 })
+
+describe('the partners list on an operator’s first visit', () => {
+  // Issue 17: the console asks for the partners (users tab's 按合作方筛选) at the same time as its
+  // first other call; the ADMIN_PHONES bootstrap must run before /api/admin/partners too, or a
+  // fresh operator is refused it and the filter never appears.
+  it('makes an ADMIN_PHONES account an operator when its first admin call is /api/admin/partners', async () => {
+    const { accessToken: token } = await ctx.h.login(OPERATOR)
+    const res = await ctx.h.post<{ list: { id: string; users: number }[] }>('/api/admin/partners', {}, { token })
+    expect(res.body.code).toBe(2000)
+    expect(res.body.data.list.map((p) => p.id)).toEqual(['acme', 'globex'])
+    expect(JSON.stringify(res.body.data)).not.toContain(SECRETS.acme)
+  })
+
+  it('still refuses anyone else', async () => {
+    const { accessToken: token } = await ctx.h.login('13800138078')
+    const res = await ctx.h.post('/api/admin/partners', {}, { token })
+    expect(res.status).toBe(403)
+    expect(res.body).toMatchObject({ code: 40300001, data: null })
+    const anonymous = await ctx.h.post('/api/admin/partners', {})
+    expect(anonymous.status).toBe(401)
+  })
+})

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { sql } from 'drizzle-orm'
 import { PgPreparedQuery } from 'drizzle-orm/pg-core'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -81,4 +82,17 @@ describe('lingxi_db_* on /metrics', () => {
     }
     expect(sample(await scrape(), 'lingxi_db_pool_max')).toBe(size)
   }, 60_000)
+
+  it('every lingxi_db_* series is charted on the Grafana dashboard and listed in docs/deployment.md', async () => {
+    const names = [...(await scrape()).matchAll(/^# TYPE (lingxi_db_[a-z0-9_]+) /gm)].map((m) => m[1]!)
+    expect(names.sort()).toEqual(['lingxi_db_pool_max', 'lingxi_db_queries_in_flight', 'lingxi_db_query_seconds'])
+    const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+    const dashboard = JSON.parse(read('deploy/grafana/lingxi.json')) as { panels: { targets: { expr: string }[] }[] }
+    const plotted = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n')
+    const metricsSection = read('docs/deployment.md').split('### Metrics')[1]!.split('\n### ')[0]!
+    for (const name of names) {
+      expect(plotted, name).toMatch(new RegExp(`\\b${name}(_bucket|_count|_sum)?\\b`))
+      expect(metricsSection, name).toContain(`| \`${name}\` |`)
+    }
+  })
 })

@@ -24,9 +24,14 @@ import type { ModerationSettings } from '../../moderation/settings.js'
  */
 export function guardLogins(api: Api): void {
   api.app.use('/api/v1/auth/*', refuseDisabledLogin(api))
-  // The menu's permissions: an ADMIN_PHONES account is made an operator when the site first asks for
-  // its menu, so the console opens on the first visit (the middleware is set by registerAdminRoutes).
-  api.app.use('/api/v1/userPermission', (c, next) => (bootstraps.get(api) ?? ((_, go) => go()))(c, next))
+  // An ADMIN_PHONES account is made an operator when the site first asks for its menu, so the console
+  // opens on the first visit, and before every /api/admin route — those registered before
+  // registerAdminRoutes too (/api/admin/partners, auth/partner.ts): Hono runs a middleware only for
+  // routes added after it, and the console's first calls race the menu's (the middleware is set by
+  // registerAdminRoutes).
+  const bootstrap: MiddlewareHandler<AppEnv> = (c, next) => (bootstraps.get(api) ?? ((_, go) => go()))(c, next)
+  api.app.use('/api/v1/userPermission', bootstrap)
+  api.app.use('/api/admin/*', bootstrap)
 }
 
 const bootstraps = new WeakMap<Api, MiddlewareHandler<AppEnv>>()
@@ -45,9 +50,8 @@ export function registerAdminRoutes(
   }
 ): void {
   const phones = firstOperators(options.adminPhones)
-  const bootstrap = bootstrapOperators(api, phones)
-  bootstraps.set(api, bootstrap)
-  api.app.use('/api/admin/*', bootstrap)
+  // Run before every /api/admin route and the menu's (guardLogins).
+  bootstraps.set(api, bootstrapOperators(api, phones))
   registerUserRoutes(api, options.allowances)
   registerCardRoutes(api, options.allowances)
   registerPaymentAdminRoutes(api, options.allowances)
