@@ -190,5 +190,5 @@ describe('startServer with a module added', () => {
       await server.close()
     }
     expect(calls).toEqual(['sweep', 'start', 'resume', 'close'])
-  })
+  }, 90_000)
 })

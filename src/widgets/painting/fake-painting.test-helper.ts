@@ -66,8 +66,8 @@ export const done = (t: PaintingTask, over: Partial<PaintingTask> = {}): Paintin
 export const tasks = new Map<string, PaintingTask>()
 export const calls: { path: string; body: Record<string, unknown> }[] = []
 export const streams = new Set<ServerResponse>()
-/** channel: whether the account channel answers (false: it refuses, so the widget polls). */
-export const fake = { channel: true, faceSwap: false }
+/** channel: whether the account channel answers (false: it refuses, so the widget polls); sdDemo: whether sd/txt2img's tasks are the demo painter's. */
+export const fake = { channel: true, faceSwap: false, sdDemo: true }
 let server: ReturnType<typeof createServer>
 
 export function push(t: PaintingTask) {
@@ -184,7 +184,7 @@ async function serve(req: IncomingMessage, res: ServerResponse) {
         demo: true
       })
     case 'sd/txt2img':
-      return created(task({ kind: 'sd', action: 'TXT2IMG', prompt: String(body.prompt), params: body }))
+      return created(task({ kind: 'sd', action: 'TXT2IMG', prompt: String(body.prompt), params: body, demo: fake.sdDemo }))
     case 'gallery/list':
       return ok({
         list: [

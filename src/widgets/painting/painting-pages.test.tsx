@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { byText, calls, input, installFakePainting, mount, submit, waitFor } from './fake-painting.test-helper'
+import { byText, calls, fake, input, installFakePainting, mount, submit, waitFor } from './fake-painting.test-helper'
 import { $paintingDraft } from './state'
 
 // <lingxi-painting>'s other views (the prompt helper, stable diffusion, the gallery) against the
@@ -48,6 +48,22 @@ describe('<lingxi-painting> helper, sd, gallery', () => {
       })
     )
     await waitFor(() => expect(root.querySelector('[data-testid=sd-work-list] [data-testid=task-card]')).not.toBeNull())
+  })
+
+  it('sd: the 演示模式 badge follows the painter the server picked for the last picture (a channel added meanwhile)', async () => {
+    const root = await mount({ view: 'sd' })
+    await waitFor(() => expect(root.querySelectorAll('input[name=sd-size]')).toHaveLength(2))
+    expect(root.textContent).toContain('演示模式')
+    fake.sdDemo = false
+    try {
+      input(root.querySelector<HTMLTextAreaElement>('[data-testid=sd-prompt]')!, 'a lighthouse')
+      await new Promise((r) => setTimeout(r, 20))
+      submit(root.querySelector('form')!)
+      await waitFor(() => expect(root.querySelector('[data-testid=sd-work-list] [data-testid=task-card]')).not.toBeNull())
+      await waitFor(() => expect(root.textContent).not.toContain('演示模式'))
+    } finally {
+      fake.sdDemo = true
+    }
   })
 
   it('gallery: works with author and 做同款 to /mj', async () => {

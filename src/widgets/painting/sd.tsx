@@ -94,6 +94,8 @@ export default function SdView() {
             })
       )
       setJobs((list) => [task.taskId, ...list.filter((id) => id !== task.taskId)].slice(0, PAINTING_LIMITS.workList))
+      // The server picks the painter per task (a channel added or disabled since the page opened): the badge follows.
+      setOptions((o) => (o && o.demo !== task.demo ? { ...o, demo: task.demo } : o))
     } catch (error) {
       notifyError(error)
     } finally {

@@ -19,6 +19,7 @@ export function createChannelMusic(pool: ChannelPool, make: (channel: Channel, k
   return {
     kind: 'suno',
     demo: false,
+    available: async () => (await pool.order()).length > 0,
     submit,
     generate: async (input) => (await submit(input)).clips,
     async get(ids, channelId = null) {
@@ -29,9 +30,10 @@ export function createChannelMusic(pool: ChannelPool, make: (channel: Channel, k
     async lyrics(prompt) {
       return (await failover(pool, (c, key) => make(c, key).lyrics(prompt), { retryable, none })).value
     },
-    async download(url, kind) {
-      // Files are fetched from the URL the upstream gave (no key): any channel's client does.
-      const channel = (await pool.order())[0] ?? (await pool.find(null))
+    async download(url, kind, channelId = null) {
+      // Files are fetched from the URL the upstream gave (no key): any channel's client does — the
+      // request's own first, which is there even when it (and every other) was disabled since.
+      const channel = (await pool.find(channelId)) ?? (await pool.order())[0]
       if (!channel) throw none()
       return make(channel, undefined).download(url, kind)
     }

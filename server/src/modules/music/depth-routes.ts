@@ -46,8 +46,11 @@ export function registerMusicDepthRoutes(api: Api, runtime: MusicRuntime, limits
   const { db, storage } = api
   const path = (p: string) => `${MUSIC_BASE}/${p}`
   const submitResult = z.object({ taskId: z.string(), songs: z.array(songSchema) })
+  /** The provider that made the song: a demo song is continued by the demo composer, a Suno song by suno-api. */
   const sameService = (row: MusicSong, what: string) => {
-    if (row.demo !== runtime.provider.demo) throw new ApiError(40000001, `这首歌来自另一个音乐服务，无法${what}`)
+    const provider = runtime.madeBy(row.demo)
+    if (!provider) throw new ApiError(40000001, `这首歌来自另一个音乐服务，无法${what}`)
+    return provider
   }
 
   defineRoute(
@@ -71,15 +74,19 @@ export function registerMusicDepthRoutes(api: Api, runtime: MusicRuntime, limits
       const row = requireComplete(await requireSong(db, auth.account.id, body.songId))
       if (body.continueAt >= row.duration)
         throw new ApiError(40000001, `续写起点（${seconds(body.continueAt)}）超出了歌曲时长（${seconds(row.duration)}），请选择更早的时间`)
-      sameService(row, '续写')
-      return runtime.submit(auth.account.id, {
-        mode: 'extend',
-        audioId: row.clipId,
-        continueAt: Math.round(body.continueAt * 10) / 10,
-        lyric: body.lyric ?? '',
-        tags: body.tags || row.tags,
-        title: body.title || row.title
-      })
+      const via = sameService(row, '续写')
+      return runtime.submit(
+        auth.account.id,
+        {
+          mode: 'extend',
+          audioId: row.clipId,
+          continueAt: Math.round(body.continueAt * 10) / 10,
+          lyric: body.lyric ?? '',
+          tags: body.tags || row.tags,
+          title: body.title || row.title
+        },
+        via
+      )
     }
   )
 

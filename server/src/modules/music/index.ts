@@ -28,23 +28,33 @@ export interface MusicInstance extends ModuleInstance {
 const envSuno = (config: Config['music']) => (config.sunoApiUrl ? { baseUrl: config.sunoApiUrl, key: config.sunoApiKey } : undefined)
 
 /**
- * suno-api when SUNO_API_URL is set, else the offline demo composer. With `channels`, suno-api runs
- * on its upstream channels (SUNO_API_URL's is the first of them): failover, health, polls at the task's channel.
+ * The providers. With `channels`, suno-api runs on its upstream channels (SUNO_API_URL's is the first
+ * of them): failover, health, polls at the request's channel; while no suno channel is enabled, new
+ * requests go to `demo`, the offline demo composer (choice.ts), so a channel added in the console is
+ * used at once. Without `channels`: suno-api when SUNO_API_URL is set, else the demo composer.
  */
-export function musicProvider(config: Config['music'], now: () => number, channels?: Pick<Channels, 'pool'>): MusicProvider {
+export function musicProviders(
+  config: Config['music'],
+  now: () => number,
+  channels?: Pick<Channels, 'pool'>
+): { provider: MusicProvider; demo: MusicProvider } {
   const env = envSuno(config)
-  if (!env) return createDemoMusicProvider({ now, delayMs: config.demoDelayMs })
-  if (!channels) return createSunoProvider({ baseUrl: env.baseUrl, apiKey: env.key, model: config.sunoModel })
-  const client = createProviderCache((channel, key) => createSunoProvider({ baseUrl: channel.baseUrl, apiKey: key, model: config.sunoModel }))
-  return createChannelMusic(channels.pool('suno', env), client)
+  const demo = createDemoMusicProvider({ now, delayMs: config.demoDelayMs })
+  if (channels) {
+    const client = createProviderCache((channel, key) => createSunoProvider({ baseUrl: channel.baseUrl, apiKey: key, model: config.sunoModel }))
+    return { provider: createChannelMusic(channels.pool('suno', env), client), demo }
+  }
+  return { provider: env ? createSunoProvider({ baseUrl: env.baseUrl, apiKey: env.key, model: config.sunoModel }) : demo, demo }
 }
 
 function createMusic(deps: ModuleDeps, options: MusicOptions = {}): MusicInstance {
+  const { provider, demo } = musicProviders(deps.config.music, deps.now, deps.replies.channels)
   const runtime = createMusicRuntime({
     db: deps.db,
     storage: deps.storage,
     bus: deps.bus,
-    provider: options.provider ?? musicProvider(deps.config.music, deps.now, deps.replies.channels),
+    provider: options.provider ?? provider,
+    demo,
     now: deps.now,
     logger: deps.logger,
     jobs: deps.jobs,

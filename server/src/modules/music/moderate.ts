@@ -27,9 +27,9 @@ export function checkedMusicRuntime(runtime: MusicRuntime, moderator: Moderator)
   if (!moderator.enabled) return runtime
   return {
     ...runtime,
-    async submit(accountId, input) {
+    async submit(accountId, input, via) {
       await assertTexts(moderator, accountId, fieldsOf(input))
-      return runtime.submit(accountId, input)
+      return runtime.submit(accountId, input, via)
     }
   }
 }

@@ -19,13 +19,14 @@ export const httpOnly = (url: string | null) => (url && /^https?:\/\//i.test(url
 export function createPoller(o: {
   db: Db
   storage: Storage
-  provider: MusicProvider
+  /** The provider that took a request (by music_tasks.provider); undefined when this server runs none by that kind. */
+  providerOf(kind: string): MusicProvider | undefined
   now: () => number
   logger: Logger
   jobTimeoutMs: number
   publish(row: MusicSong): void
 }) {
-  const { db, storage, provider, now, logger, jobTimeoutMs, publish } = o
+  const { db, storage, providerOf, now, logger, jobTimeoutMs, publish } = o
 
   /**
    * Marks the request finished and refunds it when no clip completed, in one transaction: a request
@@ -46,11 +47,16 @@ export function createPoller(o: {
   }
 
   /** Copies a completed clip's audio (and cover) into storage; returns the keys, or null to retry later. */
-  async function copyFiles(row: MusicSong, clip: Clip): Promise<{ audioKey: string; imageKey: string | null } | null> {
+  async function copyFiles(
+    provider: MusicProvider,
+    channelId: number | null,
+    row: MusicSong,
+    clip: Clip
+  ): Promise<{ audioKey: string; imageKey: string | null } | null> {
     if (!clip.audioUrl) return null
     let audioKey: string
     try {
-      const audio = await provider.download(clip.audioUrl, 'audio')
+      const audio = await provider.download(clip.audioUrl, 'audio', channelId)
       const stored = await saveFile(
         { db, storage, now },
         { accountId: row.accountId, bytes: audio.bytes, contentType: audio.contentType, source: 'music', name: row.title || '未命名' }
@@ -63,7 +69,7 @@ export function createPoller(o: {
     let imageKey: string | null = null
     if (clip.imageUrl) {
       try {
-        const image = await provider.download(clip.imageUrl, 'image')
+        const image = await provider.download(clip.imageUrl, 'image', channelId)
         imageKey = (await saveImage({ db, storage, now }, { accountId: row.accountId, bytes: image.bytes, source: 'cover', name: row.title || '封面' })).key
       } catch (error) {
         logger.warn('copying a song cover failed; the song has none', { songId: row.id, error })
@@ -82,8 +88,10 @@ export function createPoller(o: {
       await finish(taskId)
       return false
     }
-    if (now() - task.createdAt.getTime() > jobTimeoutMs || task.provider !== provider.kind) {
-      const message = task.provider !== provider.kind ? '音乐服务已更换，任务已取消' : TIMEOUT_MESSAGE
+    // Asked of the provider that took it, even when new requests go elsewhere now (a channel added or disabled since).
+    const provider = providerOf(task.provider)
+    if (now() - task.createdAt.getTime() > jobTimeoutMs || !provider) {
+      const message = provider ? TIMEOUT_MESSAGE : '音乐服务已更换，任务已取消'
       const at = new Date(now())
       const ended = await db
         .update(musicSongs)
@@ -127,7 +135,7 @@ export function createPoller(o: {
         errorMessage: status === 'error' ? (clip.errorMessage ?? '生成失败') : null
       }
       if (status === 'complete') {
-        const copied = await copyFiles(row, clip)
+        const copied = await copyFiles(provider, task.channelId, row, clip)
         if (copied) {
           patch.audioKey = copied.audioKey
           patch.imageKey = copied.imageKey

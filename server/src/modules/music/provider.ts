@@ -36,6 +36,11 @@ export interface MusicProvider {
   kind: 'demo' | 'suno'
   /** The offline demo composer: its songs are labelled as demos. */
   demo: boolean
+  /**
+   * Providers behind channels: whether a suno channel is enabled now. When not, new requests go to
+   * the demo composer (runtime.ts); absent: always.
+   */
+  available?(): Promise<boolean>
   /** Submits a request; answers its clips (usually two), as first reported. */
   generate(input: GenerateInput): Promise<Clip[]>
   /** Providers behind channels: generate, and which channel took the request (null: the env's). */
@@ -43,8 +48,8 @@ export interface MusicProvider {
   /** The current state of clips (asked of the channel that took their request; null: the env's). */
   get(ids: string[], channelId?: number | null): Promise<Clip[]>
   lyrics(prompt: string): Promise<{ title: string; text: string }>
-  /** The bytes behind a clip's audio or image URL, to copy into Lingxi's storage. */
-  download(url: string, kind: 'audio' | 'image'): Promise<{ bytes: Uint8Array; contentType: string }>
+  /** The bytes behind a clip's audio or image URL, to copy into Lingxi's storage (for a request taken by `channelId`). */
+  download(url: string, kind: 'audio' | 'image', channelId?: number | null): Promise<{ bytes: Uint8Array; contentType: string }>
 }
 
 /** A provider failed; `message` is Chinese and safe to show. */

@@ -29,7 +29,6 @@ const tag = 'music'
 /** The music routes over the runtime (which polls requests on api.jobs, `music:poll`). */
 export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Logger, moderator: Moderator = NO_MODERATION): void {
   const { db } = api
-  const { provider } = runtime
   const path = (p: string) => `${MUSIC_BASE}/${p}`
   const submitResult = z.object({ taskId: z.string(), songs: z.array(songSchema) })
 
@@ -93,7 +92,7 @@ export function registerMusicRoutes(api: Api, runtime: MusicRuntime, logger: Log
     async ({ body, auth }) => {
       await assertTexts(moderator, auth.account.id, [{ kind: 'prompt', text: body.prompt, source: 'music.lyrics', what: '歌词描述' }])
       try {
-        return await provider.lyrics(body.prompt)
+        return await (await runtime.current()).lyrics(body.prompt)
       } catch (error) {
         throw providerFailure(error)
       }

@@ -9,6 +9,7 @@ import type { Kv } from '../../kv/kv.js'
 import type { Logger } from '../../logger.js'
 import type { Storage } from '../../storage/storage.js'
 import { chargeRequest, refundRequest } from './charges.js'
+import { musicChoice } from './choice.js'
 import { createPoller, httpOnly } from './poll.js'
 import { type Clip, type GenerateInput, type MusicProvider, MusicProviderError } from './provider.js'
 import { toSong } from './to-wire.js'
@@ -18,7 +19,13 @@ export interface MusicRuntimeOptions {
   db: Db
   storage: Storage
   bus: EventBus
+  /** suno-api (behind its channels), or the demo composer. */
   provider: MusicProvider
+  /**
+   * The demo composer: takes new requests while `provider` has no channel enabled (`available`), and
+   * goes on with the requests it took (choice.ts).
+   */
+  demo?: MusicProvider
   now: () => number
   logger: Logger
   /** Runs the polls (`music:poll`): in this process, or BullMQ shared by every node. */
@@ -32,10 +39,16 @@ export interface MusicRuntimeOptions {
 }
 
 export interface MusicRuntime {
-  provider: MusicProvider
+  /** The provider new requests go to now (choice.ts). */
+  current(): Promise<MusicProvider>
+  /** The provider that made a song (demo or not); undefined when this server runs none such. */
+  madeBy(demo: boolean): MusicProvider | undefined
   song(row: MusicSong): Song
-  /** Charges 1 sunoCount (40200001 at zero), submits, saves the clips and starts polling them. */
-  submit(accountId: string, input: GenerateInput): Promise<{ taskId: string; songs: Song[] }>
+  /**
+   * Charges 1 sunoCount (40200001 at zero), submits, saves the clips and starts polling them. `via`:
+   * the provider to ask (continuing a song: the one that made it); default the current one.
+   */
+  submit(accountId: string, input: GenerateInput, via?: MusicProvider): Promise<{ taskId: string; songs: Song[] }>
   /** Defines the `music:poll` handler on the queue (the module's jobs()). */
   defineJobs(queue: JobQueue): void
   /** Polls a request once now (its schedule stays as it is); joins a poll of it already running. */
@@ -90,7 +103,8 @@ export function providerFailure(error: unknown): ApiError {
 }
 
 export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
-  const { db, storage, bus, provider, now, logger, jobs, kv, pollMs, jobTimeoutMs } = options
+  const { db, storage, bus, now, logger, jobs, kv, pollMs, jobTimeoutMs } = options
+  const choice = musicChoice(options.provider, options.demo)
   /** Polls running in this process, by request: a second one joins the first. */
   const inflight = new Map<string, Promise<boolean>>()
   let closed = false
@@ -102,7 +116,7 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
       .publish(row.accountId, { event: 'music', data: { ...song(row), requestId: row.taskId } })
       .catch((error: unknown) => logger.error('publishing music progress failed', { error, songId: row.id }))
   }
-  const { pollOnce } = createPoller({ db, storage, provider, now, logger, jobTimeoutMs, publish })
+  const { pollOnce } = createPoller({ db, storage, providerOf: choice.named, now, logger, jobTimeoutMs, publish })
 
   /**
    * One poll, unless one of this request is running: in this process (joined) or on another node
@@ -161,13 +175,15 @@ export function createMusicRuntime(options: MusicRuntimeOptions): MusicRuntime {
   }
 
   return {
-    provider,
+    current: choice.current,
+    madeBy: choice.madeBy,
     song,
     defineJobs(queue) {
       queue.define<PollJob>(POLL_JOB, runRound, { concurrency: 8 })
     },
 
-    async submit(accountId, input) {
+    async submit(accountId, input, via) {
+      const provider = via ?? (await choice.current())
       const taskId = randomUUID()
       const at = new Date(now())
       await db.transaction(async (tx) => {

@@ -4,7 +4,7 @@ import { type Api, defineRoute } from '../../http/api.js'
 import { idField, oneOf, optionalText, requiredText, wholeNumber } from '../../http/fields.js'
 import type { PaintingTask } from '../../db/schema.js'
 import { storeMask } from './masks.js'
-import type { ImageInput, PaintingJob } from './providers/provider.js'
+import type { ImageInput, PaintingJob, PaintingProvider } from './providers/provider.js'
 import type { PaintingRuntime } from './runtime.js'
 import { buttonsOf } from './to-wire.js'
 import { translatePrompt } from './translate.js'
@@ -165,7 +165,7 @@ export function registerActionRoutes(
       response: taskSchema
     },
     async ({ auth, body }) => {
-      const features = await featuresOf(runtime)
+      const features = await featuresOf(await runtime.current('mj'))
       if (!features.shorten) throw new ApiError(40000001, '当前绘画服务不支持提示词精简')
       const row = await runtime.create({ accountId: auth.account.id, kind: 'mj', prompt: body.prompt, job: { action: 'SHORTEN', prompt: body.prompt } })
       return wire(row)
@@ -184,7 +184,7 @@ export function registerActionRoutes(
       response: taskSchema
     },
     async ({ auth, body }) => {
-      const features = await featuresOf(runtime)
+      const features = await featuresOf(await runtime.current('mj'))
       if (!features.faceSwap) throw new ApiError(40000001, '当前绘画服务不支持换脸')
       const [source] = await readImages([body.source], '人脸图片')
       const [target] = await readImages([body.target], '目标图片')
@@ -209,7 +209,11 @@ export function registerActionRoutes(
       body: z.object({}),
       response: paintingFeaturesSchema
     },
-    async () => ({ ...(await featuresOf(runtime)), demo: runtime.mj.demo })
+    async () => {
+      // The painter new tasks go to now: a channel added or disabled in the console shows at once.
+      const painter = await runtime.current('mj')
+      return { ...(await featuresOf(painter)), demo: painter.demo }
+    }
   )
 
   defineRoute(
@@ -227,7 +231,7 @@ export function registerActionRoutes(
   )
 }
 
-async function featuresOf(runtime: PaintingRuntime) {
-  if (!runtime.mj.features) return { actions: false, shorten: false, faceSwap: false }
-  return runtime.mj.features()
+async function featuresOf(painter: PaintingProvider) {
+  if (!painter.features) return { actions: false, shorten: false, faceSwap: false }
+  return painter.features()
 }

@@ -39,15 +39,17 @@ const envMj = (config: Config) => config.painting.mjProxy && { baseUrl: config.p
 const envSd = (config: Config) => config.painting.a1111 && { baseUrl: config.painting.a1111.baseUrl, key: config.painting.a1111.auth }
 
 /**
- * midjourney-proxy and AUTOMATIC1111 when configured (MJ_PROXY_URL, A1111_URL), else the offline demo
- * painter. With `channels`, a configured kind runs on its upstream channels (the env's upstream is
- * the first of them): failover, health, and tasks that stay on the channel that took them.
+ * The painters. With `channels`, midjourney-proxy and AUTOMATIC1111 run on their upstream channels
+ * (the env's upstream, MJ_PROXY_URL / A1111_URL, is the first of them): failover, health, and tasks
+ * that stay on the channel that took them; while no channel of a kind is enabled, new tasks of it go
+ * to `demo`, the offline demo painter (painters.ts), so a channel added in the console is used at
+ * once. Without `channels`: the env's upstream when configured, else the demo painter.
  */
 export function createPaintingProviders(
   config: Config,
   p: PaintingOptions = {},
   channels?: Pick<Channels, 'pool'>
-): { mj: PaintingProvider; sd: PaintingProvider } {
+): { mj: PaintingProvider; sd: PaintingProvider; demo: PaintingProvider } {
   const settings = config.painting
   const demo = createDemoPainter({ delayMs: settings.demoDelayMs, ...p.demo })
   const proxy = (baseUrl: string, apiSecret: string | undefined) =>
@@ -70,22 +72,29 @@ export function createPaintingProviders(
   const sdEnv = envSd(config)
   const mj =
     p.providers?.mj ??
-    (mjEnv
-      ? channels
-        ? createChannelPainter(
-            channels.pool('midjourney', mjEnv),
-            createProviderCache((c, key) => proxy(c.baseUrl, key))
-          )
-        : proxy(mjEnv.baseUrl, mjEnv.key)
-      : demo)
-  const sd = p.providers?.sd ?? (sdEnv ? a1111(sdEnv.baseUrl, sdEnv.key, channels?.pool('sd', sdEnv)) : demo)
-  return { mj, sd }
+    (channels
+      ? createChannelPainter(
+          channels.pool('midjourney', mjEnv),
+          createProviderCache((c, key) => proxy(c.baseUrl, key))
+        )
+      : mjEnv
+        ? proxy(mjEnv.baseUrl, mjEnv.key)
+        : demo)
+  const sd =
+    p.providers?.sd ??
+    (channels
+      ? // Behind channels the pool gives each picture its UI: baseUrl and auth are not used.
+        a1111(sdEnv?.baseUrl ?? '', sdEnv?.key, channels.pool('sd', sdEnv))
+      : sdEnv
+        ? a1111(sdEnv.baseUrl, sdEnv.key)
+        : demo)
+  return { mj, sd, demo }
 }
 
 function createPainting(deps: ModuleDeps, p: PaintingOptions = {}): PaintingInstance {
   const settings = deps.config.painting
   const channels = deps.replies.channels
-  const { mj, sd } = createPaintingProviders(deps.config, p, channels)
+  const { mj, sd, demo } = createPaintingProviders(deps.config, p, channels)
   const moderator = moderatorFor(deps)
   const runtime = createPaintingRuntime({
     moderator,
@@ -97,6 +106,7 @@ function createPainting(deps: ModuleDeps, p: PaintingOptions = {}): PaintingInst
     jobs: deps.jobs,
     mj,
     sd,
+    demo,
     tuning: {
       tickMs: settings.pollIntervalMs,
       timeoutMs: settings.timeoutMs,

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import { paintingTasks } from '../../db/schema.js'
 import type { JobContext, JobQueue } from '../../jobs/queue.js'
 import { type PaintingJob, type PaintingProvider, ProviderError } from './providers/provider.js'
+import { inProcessPainters, painterNamed } from './painters.js'
 import { loadJob } from './stored-job.js'
 import type { Accepted, Transitions } from './transitions.js'
 import type { PaintingRuntimeOptions, PaintingState } from './types.js'
@@ -31,9 +32,6 @@ class HandedOverError extends Error {
   }
 }
 
-/** The painters that draw in this process (no `fetch`: nothing upstream to poll). */
-export const inProcessPainters = (options: Pick<PaintingRuntimeOptions, 'mj' | 'sd'>) => [...new Set([options.mj, options.sd])].filter((p) => !p.fetch)
-
 /**
  * The `painting:run` job: draws one task with its in-process painter and waits until the drawing
  * is over. Safe to run twice: a finished task is skipped, the painter's reports go through apply()
@@ -42,7 +40,6 @@ export const inProcessPainters = (options: Pick<PaintingRuntimeOptions, 'mj' | '
  */
 export function createDrawing(options: PaintingRuntimeOptions, state: PaintingState, t: Transitions) {
   const { db, storage, logger, jobs } = options
-  const providerOf = (kind: string) => (kind === 'sd' ? options.sd : options.mj)
 
   async function run(taskId: string, job: JobContext): Promise<void> {
     state.queued.delete(taskId)
@@ -62,8 +59,9 @@ export function createDrawing(options: PaintingRuntimeOptions, state: PaintingSt
     }
     const [task] = await db.select().from(paintingTasks).where(eq(paintingTasks.id, taskId))
     if (!task || isFinished(task.status)) return
-    const provider = providerOf(task.kind)
-    if (provider.fetch || provider.name !== task.provider) {
+    // The painter that took it, even when new tasks go elsewhere now (a channel added or disabled since).
+    const provider = painterNamed(options, task.kind, task.provider)
+    if (!provider || provider.fetch) {
       // Configured differently since the task was saved: nothing here can draw it.
       logger.warn('painting task of a painter this node does not run', { taskId, provider: task.provider })
       await t.end(taskId, 'FAILURE', '绘画服务配置已变更，任务已中断，次数已退回')

@@ -3,6 +3,7 @@ import { type PaintingTask, paintingTasks } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { chargeTask } from './charges.js'
 import { createDrawing, definePaintingJobs, RESTART_REASON, RUN_ATTEMPTS, RUN_BACKOFF_MS, runJobOf } from './jobs.js'
+import { currentPainter, painterNamed } from './painters.js'
 import { ProviderError } from './providers/provider.js'
 import { INPUT_KEY, toStoredJob } from './stored-job.js'
 import { createSweeper } from './sweep.js'
@@ -34,11 +35,18 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
   const t = createTransitions(options, state)
   const drawing = createDrawing(options, state, t)
   const sweeper = createSweeper(options, t)
-  const providerOf = (kind: string) => (kind === 'sd' ? options.sd : options.mj)
+  /** An action on a task goes to the painter that drew it; anything else to the one new tasks go to now. */
+  async function painterFor(input: NewTask) {
+    const parent = 'parent' in input.job ? input.job.parent : undefined
+    if (!parent) return currentPainter(options, input.kind)
+    const painter = painterNamed(options, parent.kind, parent.provider)
+    if (!painter) throw new ApiError(40000001, '原任务所用的绘画服务已停用，无法继续操作')
+    return painter
+  }
 
   async function create(input: NewTask): Promise<PaintingTask> {
     if (state.closed) throw new ApiError(50000000, '服务正在重启，请稍后再试')
-    const provider = providerOf(input.kind)
+    const provider = await painterFor(input)
     const id = randomUUID()
     const at = new Date(now())
     const row = await db.transaction(async (tx) => {
@@ -115,6 +123,7 @@ export function createPaintingRuntime(options: PaintingRuntimeOptions): Painting
   return {
     mj: options.mj,
     sd: options.sd,
+    current: (kind) => currentPainter(options, kind),
     storage,
     tuning,
     create,

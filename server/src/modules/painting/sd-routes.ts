@@ -5,7 +5,7 @@ import { type Api, defineRoute } from '../../http/api.js'
 import { optionalText, requiredText, wholeNumber } from '../../http/fields.js'
 import sharp from 'sharp'
 import { storeMask } from './masks.js'
-import type { Img2ImgParams, ImageInput } from './providers/provider.js'
+import type { Img2ImgParams, ImageInput, PaintingProvider } from './providers/provider.js'
 import type { PaintingRuntime } from './runtime.js'
 import { MASK_MAX_BYTES, SD_PERMISSION, sdOptionsSchema, taskSchema, type WireTask } from './wire.js'
 
@@ -33,12 +33,15 @@ export function registerSdRoutes(
   const SD = SD_PERMISSION
   let cached: { at: number; names: string[] } | undefined
 
-  /** The upstream's own sampler list (`/sdapi/v1/samplers`), kept a few minutes; the built-in list when it cannot be read. */
-  async function samplers(): Promise<string[]> {
-    if (!runtime.sd.samplers) return [...SD_SAMPLERS]
+  /**
+   * The sampler list of the painter new SD tasks go to now: the upstream's own (`/sdapi/v1/samplers`),
+   * kept a few minutes; the built-in list for the demo painter or when it cannot be read.
+   */
+  async function samplers(painter: PaintingProvider): Promise<string[]> {
+    if (!painter.samplers) return [...SD_SAMPLERS]
     if (cached && api.now() - cached.at < SAMPLERS_TTL_MS) return cached.names
     try {
-      const names = await runtime.sd.samplers()
+      const names = await painter.samplers()
       if (names.length > 0) {
         cached = { at: api.now(), names }
         return names
@@ -50,7 +53,7 @@ export function registerSdRoutes(
   }
 
   async function checkSampler(name: string): Promise<void> {
-    const names = await samplers()
+    const names = await samplers(await runtime.current('sd'))
     if (!names.includes(name)) throw new ApiError(40000001, `采样器「${name}」不可用，可选：${names.slice(0, 12).join('、')}`)
   }
 
@@ -66,9 +69,11 @@ export function registerSdRoutes(
       response: sdOptionsSchema
     },
     async () => {
-      const names = await samplers()
+      // Asked at each visit: a Stable Diffusion channel added or disabled in the console shows at once.
+      const painter = await runtime.current('sd')
+      const names = await samplers(painter)
       const sampler = names.includes(SD_DEFAULTS.sampler) ? SD_DEFAULTS.sampler : names[0]!
-      return { samplers: names, sizes: SD_SIZES, defaults: { ...SD_DEFAULTS, sampler }, demo: runtime.sd.demo }
+      return { samplers: names, sizes: SD_SIZES, defaults: { ...SD_DEFAULTS, sampler }, demo: painter.demo }
     }
   )
 

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm'
 import { paintingTasks } from '../../db/schema.js'
-import { inProcessPainters, RESTART_REASON, RUN_ATTEMPTS, RUN_BACKOFF_MS, runJobOf } from './jobs.js'
+import { RESTART_REASON, RUN_ATTEMPTS, RUN_BACKOFF_MS, runJobOf } from './jobs.js'
+import { inProcessPainters } from './painters.js'
 import type { PaintingUpdate } from './providers/provider.js'
 import type { Transitions } from './transitions.js'
 import type { PaintingRuntimeOptions } from './types.js'

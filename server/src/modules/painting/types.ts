@@ -28,6 +28,11 @@ export interface PaintingRuntimeOptions {
   mj: PaintingProvider
   /** Stable-diffusion jobs (demo painter or AUTOMATIC1111). */
   sd: PaintingProvider
+  /**
+   * The offline demo painter: takes the new tasks of a kind whose painter has no channel enabled now
+   * (`available`), and goes on drawing the tasks it took (painters.ts).
+   */
+  demo?: PaintingProvider
   tuning: PaintingTuning
   /** Downloads finished images from the upstream (tests may inject). */
   fetch?: typeof fetch
@@ -51,8 +56,11 @@ export interface NewTask {
 export type EndStatus = 'FAILURE' | 'TIMEOUT' | 'INTERRPUT'
 
 export interface PaintingRuntime {
+  /** The configured painters (behind channels: whether or not one is enabled now). */
   mj: PaintingProvider
   sd: PaintingProvider
+  /** The painter a new task of the kind goes to now (painters.ts): what painting/features and sd/options describe. */
+  current(kind: 'mj' | 'sd'): Promise<PaintingProvider>
   storage: Storage
   tuning: PaintingTuning
   /** Charges one mjCount, saves the task, hands it to the provider; refused submits are given back and thrown. */

@@ -211,6 +211,7 @@ export function createA1111(options: A1111Options): PaintingProvider {
     name: 'a1111',
     demo: false,
     globalConcurrency: 1,
+    ...(pool ? { available: async () => (await pool.order()).length > 0 } : {}),
     async samplers() {
       let res: Response
       try {

@@ -33,6 +33,7 @@ export function createChannelPainter(pool: ChannelPool, make: (channel: Channel,
   return {
     name: 'midjourney-proxy',
     demo: false,
+    available: async () => (await pool.order()).length > 0,
     async submit(ctx: SubmitContext): Promise<SubmitResult> {
       const parent = 'parent' in ctx.job ? ctx.job.parent : undefined
       if (parent) {

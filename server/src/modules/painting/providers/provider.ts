@@ -103,6 +103,11 @@ export interface PaintingProvider {
    * (a Chinese message) when refused. In-process painters keep working afterwards and report.
    */
   submit(ctx: SubmitContext): Promise<SubmitResult>
+  /**
+   * Painters behind channels: whether a channel of their kind is enabled now. When not, new tasks
+   * go to the demo painter (painters.ts); absent: always.
+   */
+  available?(): Promise<boolean>
   /** What it can do beyond imagine / U / V / reroll / pan (probed once in a while for upstreams). */
   features?(): Promise<{ actions: boolean; shorten: boolean; faceSwap: boolean }>
   /** Stable diffusion: the sampler names the upstream has (`/sdapi/v1/samplers`). */
