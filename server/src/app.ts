@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm'
 import { Hono } from 'hono'
-import { compress } from 'hono/compress'
 import { guardLogins, registerAdminRoutes } from './admin/http/index.js'
 import { createAllowanceRegistry } from './allowances/registry.js'
 import { registerAuthRoutes } from './auth/routes.js'
@@ -14,6 +13,7 @@ import { ApiError, envelope, SYSTEM_ERROR_MESSAGE } from './errors.js'
 import type { EventBus } from './events/bus.js'
 import { createMemoryBus } from './events/memory-bus.js'
 import { registerAccountChannel } from './http/account-channel.js'
+import { compressAnswers } from './http/compress.js'
 import type { Api, App, AppEnv } from './http/api.js'
 import { drainBody } from './http/drain-body.js'
 import { buildOpenApi } from './http/openapi.js'
@@ -138,8 +138,9 @@ export function composeApp(deps: AppDeps): ComposedApp {
   const metrics = createMetrics({ openStreams: () => streams.open.size, jobDepths: () => api.jobs.depths() })
   app.use(trackRequests({ metrics, trustProxy: config.trustProxy, ...(ops.accessLog ? { accessLog: ops.accessLog } : {}) }))
   app.use(securityHeaders)
-  // From 256 bytes: the small lazy chunks of the embed (e.g. the 0.9 KB markdown component) go out gzip too.
-  app.use(compress({ threshold: 256 }))
+  // JSON and other whole bodies from 1 KB, at once with node:zlib; site files (streams of a known
+  // length) from 256 bytes, so the small lazy chunks of the embed (the 0.9 KB markdown component) go out gzip too.
+  app.use(compressAnswers({ threshold: 1024, streamThreshold: 256 }))
   app.use('/api/*', cors(config.corsOrigins), noStore)
   app.use('/config/*', cors(config.corsOrigins))
   // Path parameters are checked once for all routes, before any of them runs (its refusals still get

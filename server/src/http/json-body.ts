@@ -21,13 +21,14 @@ function incomingOf(c: Context): IncomingMessage | undefined {
 /** Refuses a body over `maxSize` bytes (`onError` answers), reading no more of it than hono's bodyLimit would. */
 export function requestBodyLimit(options: { maxSize: number; onError: (c: Context) => Response | Promise<Response> }): MiddlewareHandler {
   const fallback = bodyLimit(options)
-  return async (c, next) => {
+  // Not async: one promise less on every API request.
+  return (c, next) => {
     const incoming = incomingOf(c)
     if (!incoming || incoming.headers['transfer-encoding'] !== undefined) return fallback(c, next)
     // HTTP/1.1: without Transfer-Encoding, Content-Length is the body's size (none: no body), and
     // Node's parser delivers no more than it says.
-    if (Number(incoming.headers['content-length'] ?? 0) > options.maxSize) return options.onError(c)
-    await next()
+    if (Number(incoming.headers['content-length'] ?? 0) > options.maxSize) return Promise.resolve(options.onError(c))
+    return next()
   }
 }
 

@@ -26,7 +26,7 @@ function decodeSegment(segment: string): string | undefined {
  * escape (`..%2F`) or an overlong path answer 40000001 (HTTP 400) and change nothing, instead of
  * reaching a query or the file system as a string the routes never expected.
  */
-export const checkPath: MiddlewareHandler = async (c, next) => {
+export const checkPath: MiddlewareHandler = (c, next) => {
   // The URL as received, still escaped (the runtime already resolved literal `.` and `..` segments).
   const url = c.req.url
   const start = url.indexOf('/', url.indexOf('://') + 3)
@@ -47,5 +47,6 @@ export const checkPath: MiddlewareHandler = async (c, next) => {
       if (decoded.split(/[/\\]/).some((part) => part === '..')) throw new ApiError(40000001, '请求路径不能包含 ..')
     }
   }
-  await next()
+  // Not async: one promise less on every request (the refusals above are thrown all the same).
+  return next()
 }

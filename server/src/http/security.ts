@@ -56,8 +56,8 @@ export function cors(origins: readonly string[]): MiddlewareHandler {
 
 /** On every response (and `Vary: Accept-Encoding`). The HTML-only headers (CSP, framing) are set where HTML is served. */
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
-  // hono/compress (app.ts, inside this middleware) adds `Vary: Accept-Encoding` to every compressible
-  // answer after the handler, which costs the copy described above; named here, it finds it there.
+  // compressAnswers (http/compress.ts, inside this middleware) adds `Vary: Accept-Encoding` to every
+  // compressible answer after the handler, which costs the copy described above; named here, it finds it there.
   c.header('Vary', 'Accept-Encoding')
   c.header('X-Content-Type-Options', 'nosniff')
   c.header('Referrer-Policy', 'strict-origin-when-cross-origin')

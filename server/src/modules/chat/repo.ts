@@ -9,7 +9,13 @@ export const TOPIC_NOT_FOUND = '对话不存在或已删除'
 export const MESSAGE_NOT_FOUND = '消息不存在或已删除'
 export const REQUEST_NOT_FOUND = '请求不存在或已删除'
 
-export function toTopic(row: ChatTopic): Topic {
+/** What toTopic reads of a row: the topic list selects these alone (not the role's system prompt). */
+export type TopicRow = Pick<
+  ChatTopic,
+  'id' | 'name' | 'topFlag' | 'updatedAt' | 'createdAt' | 'roleId' | 'roleName' | 'roleAvatar' | 'model' | 'temperature' | 'contextEnabled'
+>
+
+export function toTopic(row: TopicRow): Topic {
   return {
     topicId: row.id,
     name: row.name,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { and, desc, eq, or, isNull } from 'drizzle-orm'
+import { and, desc, eq, or, isNull, sql } from 'drizzle-orm'
 import { z } from 'zod'
+import type { Db } from '../../db/database.js'
 import { chatMessages, chatRoles, chatTopics } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { assertTexts, type Moderator, NO_MODERATION } from '../../moderation/index.js'
@@ -38,6 +39,30 @@ export async function stopTopicReplies(api: Api, runtime: ChatRuntime, accountId
     .where(and(eq(chatMessages.topicId, topicId), eq(chatMessages.status, 'streaming')))
   await Promise.all(rows.map((r) => (r.requestId ? runtime.stop(accountId, r.requestId) : undefined)))
 }
+
+/** topic/list's read, on every chat page: built and prepared once per database, not per request. */
+function prepareTopicList(db: Db) {
+  const t = chatTopics
+  return db
+    .select({
+      id: t.id,
+      name: t.name,
+      topFlag: t.topFlag,
+      updatedAt: t.updatedAt,
+      createdAt: t.createdAt,
+      roleId: t.roleId,
+      roleName: t.roleName,
+      roleAvatar: t.roleAvatar,
+      model: t.model,
+      temperature: t.temperature,
+      contextEnabled: t.contextEnabled
+    })
+    .from(t)
+    .where(eq(t.accountId, sql.placeholder('accountId')))
+    .orderBy(desc(t.topFlag), desc(t.updatedAt), desc(t.seq))
+    .prepare('lingxi_topic_list')
+}
+const topicLists = new WeakMap<Db, ReturnType<typeof prepareTopicList>>()
 
 export function registerTopicRoutes(api: Api, runtime: ChatRuntime, moderator: Moderator = NO_MODERATION): void {
   const { db, now } = api
@@ -124,12 +149,12 @@ export function registerTopicRoutes(api: Api, runtime: ChatRuntime, moderator: M
       response: z.array(topicSchema)
     },
     async ({ auth }) => {
-      const rows = await db
-        .select()
-        .from(chatTopics)
-        .where(eq(chatTopics.accountId, auth.account.id))
-        .orderBy(desc(chatTopics.topFlag), desc(chatTopics.updatedAt), desc(chatTopics.seq))
-      return rows.map(toTopic)
+      let list = topicLists.get(db)
+      if (!list) {
+        list = prepareTopicList(db)
+        topicLists.set(db, list)
+      }
+      return (await list.execute({ accountId: auth.account.id })).map(toTopic)
     }
   )
 
