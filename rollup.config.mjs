@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { elements, entries } from './scripts/elements.mjs'
 import { blurbsDefine, menuDefine } from './scripts/tools.mjs'
+import vendorChunks, { MERMAID_LIB } from './scripts/vendor-chunks.mjs'
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 
@@ -205,13 +206,14 @@ export default [
     output: {
       dir: 'dist/cdn',
       format: 'es',
-      entryFileNames: '[name].js',
+      // mermaid's library, emitted as a chunk of its own (scripts/vendor-chunks.mjs), is named like the shared chunks
+      entryFileNames: (chunk) => (chunk.name === MERMAID_LIB ? 'chunks/[name]-[hash].js' : '[name].js'),
       chunkFileNames: 'chunks/[name]-[hash].js',
       // Maps without the `//# sourceMappingURL` line (≈ 40 bytes gzip in every chunk a partner page
       // downloads): the server names each map in a SourceMap header instead (server/src/http/static-site.ts).
       sourcemap: 'hidden'
     },
-    plugins: [elementStyles(), manifestsForTheBrowser(), perElementCopies(), ...plugins(), production && minify(), chunkGraph()],
+    plugins: [elementStyles(), manifestsForTheBrowser(), perElementCopies(), ...plugins(), production && minify(), chunkGraph(), vendorChunks()],
     // src/core is side-effect free (stores are created on first use through shared()), so an
     // element only carries the core modules it really uses — login must not pay for chat.
     treeshake: { moduleSideEffects: (id) => !/[\\/]src[\\/]core[\\/]|[\\/]eventsource-parser[\\/]/.test(id) },

@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup'
+import npmVendors from './scripts/npm-vendors.mjs'
 import { menuDefine } from './scripts/tools.mjs'
 
 // npm build: ESM + .d.ts for React apps. React, react-dom and the runtime dependencies stay
@@ -14,6 +15,10 @@ export default defineConfig({
   target: 'es2020',
   platform: 'browser',
   external: ['react', 'react-dom', 'react/jsx-runtime', 'nanostores', '@nanostores/react'],
+  // peer dependencies are external by default: these two reach the npm-vendors plugin instead
+  noExternal: ['katex', 'mermaid'],
+  // KaTeX and mermaid load at run time (scripts/npm-vendors.mjs)
+  esbuildPlugins: [npmVendors()],
   esbuildOptions(options) {
     options.jsx = 'automatic'
     // What the tools' manifests tell the shared menu (src/core/permissions.ts).

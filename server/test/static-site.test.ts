@@ -12,6 +12,9 @@ function buildDist(): string {
     'cdn/loader.js': 'console.log("loader")',
     'cdn/chat-3f9a2b7c.js': `export const chat = ${JSON.stringify('x'.repeat(4000))}`,
     'cdn/chat-3f9a2b7c.js.map': '{"version":3,"sources":[],"mappings":""}',
+    // KaTeX at a stable URL for the npm package (scripts/vendor-chunks.mjs): a facade of the hashed chunk
+    'cdn/vendor/katex.js': 'export{default}from"../chunks/katex-BoDF2ZxA.js";\n',
+    'cdn/chunks/katex-BoDF2ZxA.js': 'const k={renderToString:()=>""};export{k as default};',
     'site/index.html': '<!doctype html><title>灵犀</title><div id="app"></div>',
     'site/license.html': '<!doctype html><title>服务条款</title>',
     'site/favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg"></svg>',
@@ -48,6 +51,41 @@ describe('static site', () => {
     expect(await loader.text()).toBe('console.log("loader")')
     expect(loader.headers.get('cache-control')).toBe('no-cache')
     expect(loader.headers.get('x-content-type-options')).toBe('nosniff')
+  })
+
+  it('serves the npm package’s vendor URLs to any origin, revalidated, and the chunk each names immutable', async () => {
+    const facade = await get('/cdn/vendor/katex.js', { Origin: 'https://partner.example' })
+    expect(facade.status).toBe(200)
+    expect(facade.headers.get('content-type')).toMatch(/^text\/javascript/)
+    expect(facade.headers.get('access-control-allow-origin')).toBe('*')
+    expect(facade.headers.get('access-control-allow-credentials')).toBeNull()
+    // un-hashed: a new build's facade names the new chunk at once
+    expect(facade.headers.get('cache-control')).toBe('no-cache')
+    const target = /from"\.\.\/(chunks\/[\w-]+\.js)"/.exec(await facade.text())?.[1]
+    const chunk = await get(`/cdn/${target}`, { Origin: 'https://partner.example' })
+    expect(chunk.status).toBe(200)
+    expect(chunk.headers.get('content-type')).toMatch(/^text\/javascript/)
+    expect(chunk.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(chunk.headers.get('access-control-allow-origin')).toBe('*')
+    const again = await get('/cdn/vendor/katex.js', { 'If-None-Match': facade.headers.get('etag')! })
+    expect(again.status).toBe(304)
+    expect(again.headers.get('content-type')).toMatch(/javascript/)
+    expect(again.headers.get('access-control-allow-origin')).toBe('*')
+  })
+
+  it('answers a vendor name it does not have with the 404 envelope, and never leaves the folder', async () => {
+    for (const path of ['/cdn/vendor/mermaid.js', '/cdn/vendor/', '/cdn/vendor/katex.js.map']) {
+      const res = await get(path)
+      expect(res.status, path).toBe(404)
+      expect(await res.json()).toEqual({ code: 40400001, message: '接口不存在', data: null })
+    }
+    for (const path of ['/cdn/vendor/katex.js/..%2f..%2f..%2fsecret.txt', '/cdn/vendor/%2e%2e/%2e%2e/secret.txt', '/cdn/vendor/..%5c..%5csecret.txt']) {
+      const res = await get(path)
+      expect([400, 404], path).toContain(res.status)
+      expect(await res.text(), path).not.toContain('not served')
+    }
+    const post = await ctx.h.app.request('/cdn/vendor/katex.js', { method: 'POST', body: 'x' })
+    expect(await post.text()).not.toContain('export{default}')
   })
 
   it('serves site files with their types, and HTML with CSP and framing rules', async () => {

@@ -140,3 +140,28 @@ test('a React app installed from the tarball: LoginDialog, useUser, Chat streami
   await expect(chat.getByRole('heading', { name: '登录后开始对话' })).toBeVisible()
   expect(errors).toEqual([])
 })
+
+test('maths and a diagram in the React app: KaTeX and mermaid come from the Lingxi server, not the app', async ({ page }) => {
+  // the app's bundle has neither library (tests/unit/npm-vendors.test.ts checks the package itself)
+  const built = readdirSync(join(work, 'app/dist')).filter((f) => f.endsWith('.js'))
+  for (const file of built) expect(readFileSync(join(work, 'app/dist', file), 'utf8'), file).not.toMatch(/KaTeX parse error|Syntax error in text/)
+  const fromServer: string[] = []
+  page.on('response', (r) => {
+    if (r.url().startsWith(`${server.url}/cdn/`) && r.ok()) fromServer.push(new URL(r.url()).pathname)
+  })
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(app.url)
+  await page.locator('.app-header').getByRole('button', { name: '登录' }).click()
+  await completeLogin(page, server, '13600136001')
+  const chat = page.locator('[data-lingxi=chat]')
+  const reply = await ask(chat, '画一个流程图，并写出勾股定理的公式')
+  await expect(reply.locator('.katex').first()).toBeVisible()
+  await expect(reply.locator('.lx-mermaid svg').first()).toBeVisible({ timeout: 20_000 })
+  expect(fromServer).toContain('/cdn/vendor/katex.js')
+  expect(fromServer).toContain('/cdn/vendor/mermaid.js')
+  // KaTeX once (mermaid's labels use the same chunk) and its fonts from the server too
+  expect(fromServer.filter((p) => /^\/cdn\/chunks\/katex-/.test(p))).toHaveLength(1)
+  await expect.poll(() => fromServer.some((p) => p.startsWith('/cdn/fonts/katex/'))).toBe(true)
+  expect(errors).toEqual([])
+})

@@ -138,10 +138,10 @@ describe('the package manifest', () => {
     }
     const chunks = readdirSync(out).filter((f) => f.endsWith('.js'))
     const importers = (name: string) => chunks.filter((f) => new RegExp(`from ['"]${name}[/'"]`).test(readFileSync(join(out, f), 'utf8')))
-    // imported by their own lazy chunks only, never by the entry
-    expect(importers('katex').length).toBeGreaterThan(0)
-    expect(importers('mermaid').length).toBeGreaterThan(0)
-    expect([...importers('katex'), ...importers('mermaid')]).not.toContain('index.js')
+    // imported by no chunk at all: an app's bundler would resolve them at build time; they load at
+    // run time from the Lingxi server or the app's own copy (src/npm/lazy.ts, tests/unit/npm-vendors.test.ts)
+    expect(chunks.length).toBeGreaterThan(0)
+    expect([...importers('katex'), ...importers('mermaid')]).toEqual([])
   })
 
   it('marks the CDN bundles (they define elements) as having side effects, and the npm build as free of them', () => {

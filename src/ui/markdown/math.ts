@@ -1,4 +1,5 @@
 import katex from 'katex'
+import { $config } from '../../core/config'
 import { getBoot } from '../boot'
 import { katexCss, katexFonts } from './vendor/katex-css'
 import { safeStyle, sanitize } from './sanitize'
@@ -16,9 +17,9 @@ const css = `${katexCss}
 .lx-md .lx-math[data-done]{font:inherit;color:inherit;white-space:normal}
 .lx-md .katex-display{margin:0}`
 
-/** The CDN folder the loader recorded (the element chunks' folder), else /cdn/ on this origin. */
+/** The CDN folder the loader recorded (the element chunks' folder), else the API's /cdn/ (the npm package's case). */
 export function cdnBase(): string {
-  const base = getBoot().cdnBase || '/cdn/'
+  const base = getBoot().cdnBase || `${$config.get().apiBase}/cdn/`
   return base.endsWith('/') ? base : `${base}/`
 }
 
