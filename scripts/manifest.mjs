@@ -23,7 +23,10 @@ const THEME = {
 const THEME_PROPERTIES = [
   ['--lingxi-primary', 'Accent colour: buttons, links, focus rings (dark #fbab00, light #864700).'],
   ['--lingxi-primary-ink', 'Text on the accent colour (dark #17181c, light #fff).'],
-  ['--lingxi-bg', 'Background of the element (dark #17181c, light #f4f5f7).'],
+  [
+    '--lingxi-bg',
+    'Background of the element, painted over its whole box (dark #17181c, light #f4f5f7); `transparent` shows the page behind an inline element.'
+  ],
   ['--lingxi-surface', 'Cards, panels and fields (dark #202228, light #fff).'],
   ['--lingxi-raised', 'Hovered and raised surfaces (dark #2a2c33, light #eef0f3).'],
   ['--lingxi-border', 'Borders and dividers (dark #33363f, light #d9dce2).'],

@@ -65,7 +65,7 @@ test('attributes changed after render take effect', async ({ page }) => {
   await page.getByLabel('换一套配色').check()
   await expect.poll(() => launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(22, 119, 255)')
   // a light ink on the dark blue
-  expect(await launcher.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(255, 255, 255)')
+  await expect.poll(() => launcher.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(255, 255, 255)')
   await expect.poll(async () => (await launcher.boundingBox())!.x).toBeLessThan(100)
   await page.getByLabel('换一套配色').uncheck()
   await expect.poll(() => launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(251, 171, 0)')

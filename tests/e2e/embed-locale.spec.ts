@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs'
-import { expect, type Page, test } from '@playwright/test'
+import { expect, type Locator, type Page, test } from '@playwright/test'
 import { axe } from './helpers'
 import { type LingxiServer, startPartner, startServer } from './server'
 
 // Issue 16 item 4: `locale="en"` (here the loader's data-locale) covers the login dialog — title,
 // labels, buttons, hints, the country picker — and the toasts, the login API's known messages
-// included. zh-CN, the default, loads none of the English.
+// included — and the open chat itself: its buttons, labels, placeholders and attachment errors.
+// zh-CN, the default, loads none of the English.
 
 let server: LingxiServer
 let english: Awaited<ReturnType<typeof startPartner>>
@@ -124,4 +125,99 @@ test('zh-CN (no locale): the login dialog in Chinese, and no English fetched', a
   await dialog.getByRole('button', { name: /^国家或地区区号/ }).click()
   await expect(dialog.getByRole('list', { name: '国家或地区' }).getByRole('button', { name: '英国 +44' })).toBeVisible()
   expect(chunks).toEqual([])
+})
+
+/**
+ * The Chinese (Han, CJK punctuation, full-width forms) in what the open chat shows and names: the
+ * text of its rendered elements and their aria-label, title and placeholder — apart from the
+ * messages' own content (the question's bubble and the reply's markdown, both `.break-words`, and
+ * the reply read out to a screen reader, `live-reply`).
+ */
+function chineseIn(panel: Locator): Promise<string[]> {
+  return panel.evaluate((root) => {
+    const cjk = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/
+    const content = (el: Element) => !!el.closest('[data-testid=message] .break-words, [data-testid=live-reply]')
+    const found: string[] = []
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement
+      if (parent && cjk.test(node.nodeValue ?? '') && !content(parent) && parent.checkVisibility()) found.push(`text: ${node.nodeValue}`)
+    }
+    for (const el of [root, ...root.querySelectorAll('*')]) {
+      if (content(el)) continue
+      for (const name of ['aria-label', 'title', 'placeholder']) {
+        const value = el.getAttribute(name)
+        if (value && cjk.test(value)) found.push(`${el.localName}[${name}]: ${value}`)
+      }
+    }
+    return found
+  })
+}
+
+test('locale en: the open chat has no Chinese chrome left, also after failed attachments', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.goto(english.url)
+  await launcher(page).click()
+  const panel = page.getByRole('dialog', { name: 'Lingxi AI' })
+  await expect(panel.getByRole('button', { name: 'Sign in' })).toBeVisible()
+  expect(await chineseIn(panel), 'logged out').toEqual([])
+
+  await panel.getByRole('button', { name: 'Sign in' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Sign in with your phone' })
+  await dialog.getByLabel('Phone number').fill('13700137203')
+  await dialog.getByRole('checkbox').check()
+  const mark = server.output().length
+  await dialog.getByRole('button', { name: 'Get code' }).click()
+  await dialog.getByLabel('Verification code').fill(await server.smsCode('13700137203', mark))
+  await dialog.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await expect(dialog).toBeHidden()
+  const composer = panel.getByTestId('composer')
+  await expect(composer).toHaveAttribute('placeholder', 'Message (Enter to send)')
+  await expect(panel.getByRole('button', { name: 'Explain quantum computing in three sentences' })).toBeVisible()
+  expect(await chineseIn(panel), 'signed in, an empty chat').toEqual([])
+
+  // refused before any upload: a file the chat does not take
+  const attach = async (files: { name: string; mimeType: string; buffer: Buffer }[]) => {
+    const chooser = page.waitForEvent('filechooser')
+    await panel.getByRole('button', { name: 'Attach files' }).click()
+    await (await chooser).setFiles(files)
+  }
+  await attach([{ name: 'page.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') }])
+  await expect(panel.getByRole('alert')).toHaveText('“page.svg”: Web pages and SVG files cannot be attached: save them as a PDF or an image')
+  expect(await chineseIn(panel), 'a refused file').toEqual([])
+
+  // failed uploads: the server refuses one (its message, Chinese in the envelope, shown in English), the network the other
+  await page.route(
+    (url) => url.pathname.endsWith('/upload/put/chat-attachment'),
+    async (route) => {
+      if (!route.request().url().includes('latin1')) return route.abort('connectionreset')
+      // the server's own response (its CORS headers), with the envelope of a refusal
+      const response = await route.fetch()
+      await route.fulfill({ response, status: 400, body: JSON.stringify({ code: 40000001, message: '文本文件必须是 UTF-8 编码', data: null }) })
+    }
+  )
+  await attach([
+    { name: 'latin1.txt', mimeType: 'text/plain', buffer: Buffer.from('caf\xe9', 'latin1') },
+    { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('milk, bread') }
+  ])
+  const failed = panel.locator('[data-testid=attachment][data-state=error]')
+  await expect(failed).toHaveCount(2)
+  await expect(failed.first()).toContainText('Text files must be UTF-8')
+  await expect(failed.last()).toContainText('Upload failed. Please try again later.')
+  await composer.fill('What is in these files?')
+  await composer.press('Enter')
+  await expect(panel.getByRole('alert')).toHaveText('A file failed to upload: remove it before sending')
+  await expect(panel.getByRole('button', { name: 'Remove “notes.txt”' })).toBeVisible()
+  await shot(page, 'chat-en-failed-attachments')
+  expect(await chineseIn(panel), 'failed uploads').toEqual([])
+
+  // without the files, a question and its reply (the demo model answers in Chinese: content, not chrome)
+  await panel.getByRole('button', { name: 'Remove “latin1.txt”' }).click()
+  await panel.getByRole('button', { name: 'Remove “notes.txt”' }).click()
+  await composer.press('Enter')
+  const reply = panel.locator('[data-testid=message][data-role=assistant]').last()
+  await expect(reply).toHaveAttribute('data-status', 'complete', { timeout: 30_000 })
+  await expect(reply.getByRole('button', { name: 'Copy Markdown' })).toBeAttached()
+  await shot(page, 'chat-en-reply')
+  expect(await chineseIn(panel), 'a question and its reply').toEqual([])
 })

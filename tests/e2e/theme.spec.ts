@@ -1,5 +1,7 @@
+import AxeBuilder from '@axe-core/playwright'
 import { expect, type Locator, type Page, test } from '@playwright/test'
-import { loginAs, shot } from './helpers'
+import { completeLogin } from './embed-helpers'
+import { loginAs, settled, shot } from './helpers'
 import { type LingxiServer, startPartner, startServer } from './server'
 
 // The light theme and "follow the system" (issue 19, docs/decisions/0018-themes.md): chosen in the
@@ -8,6 +10,7 @@ import { type LingxiServer, startPartner, startServer } from './server'
 
 let server: LingxiServer
 let partner: Awaited<ReturnType<typeof startPartner>>
+let white: Awaited<ReturnType<typeof startPartner>>
 
 /** A partner's page with two inline chats: one the partner made light, one following the system. */
 const partnerPage = () => `<!doctype html>
@@ -25,13 +28,33 @@ const partnerPage = () => `<!doctype html>
   </body>
 </html>`
 
+/** The tools' elements, which draw headings and lines outside their cards. */
+const TOOLS = ['painting', 'hot-news', 'roles', 'image-host', 'music', 'user-center', 'orders', 'admin']
+
+/** A plain white partner page with every tool and the profile button, in the default (dark) theme. */
+const whitePage = () => `<!doctype html>
+<html lang="zh-CN">
+  <head>
+    <meta charset="utf-8" />
+    <title>白色的合作方页面</title>
+    <script async src="${server.url}/cdn/loader.js" data-api="${server.url}"></script>
+    <style>html, body { background: #fff; color: #222; margin: 0 } main { padding: 16px }</style>
+  </head>
+  <body>
+    <header><h1>合作方</h1><lingxi-profile></lingxi-profile></header>
+    <main>${TOOLS.map((t) => `<lingxi-${t}></lingxi-${t}>`).join('')}</main>
+  </body>
+</html>`
+
 test.beforeAll(async () => {
   partner = await startPartner(partnerPage)
-  server = await startServer({ CORS_ORIGINS: partner.url })
+  white = await startPartner(whitePage)
+  server = await startServer({ CORS_ORIGINS: [partner.url, white.url].join(',') })
 })
 test.afterAll(async () => {
   await server?.stop()
   await partner?.stop()
+  await white?.stop()
 })
 
 /** Relative luminance (0 black … 1 white) of an element's computed colour, whatever notation the browser computes. */
@@ -146,4 +169,89 @@ test('an embedded widget takes the theme its partner sets with the theme attribu
   // the attribute can change at any time
   await page.locator('lingxi-chat#light').evaluate((el) => el.setAttribute('theme', 'dark'))
   expect(await luminance(chat('light'))).toBeLessThan(DARK)
+})
+
+/**
+ * WCAG contrast of a text's colour against what is actually behind it: its ancestors' backgrounds
+ * (across shadow roots, to the page), composited from the first opaque one; the browser's white
+ * canvas if none is.
+ */
+function contrastBehind(text: Locator): Promise<number> {
+  return text.evaluate((el) => {
+    const ctx = document.createElement('canvas').getContext('2d', { willReadFrequently: true })!
+    const rgba = (css: string) => {
+      ctx.clearRect(0, 0, 1, 1)
+      ctx.fillStyle = css
+      ctx.fillRect(0, 0, 1, 1)
+      const [r, g, b, a] = ctx.getImageData(0, 0, 1, 1).data
+      return [r!, g!, b!, a! / 255] as const
+    }
+    const layers: (readonly [number, number, number, number])[] = []
+    for (let node: Element | null = el; node; node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host || null)) {
+      const bg = rgba(getComputedStyle(node).backgroundColor)
+      if (bg[3] > 0) layers.push(bg)
+      if (bg[3] === 1) break
+    }
+    let behind = [255, 255, 255]
+    for (const [r, g, b, a] of layers.reverse()) behind = [r * a + behind[0]! * (1 - a), g * a + behind[1]! * (1 - a), b * a + behind[2]! * (1 - a)]
+    const lum = ([r, g, b]: readonly number[]) => {
+      const lin = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4)
+      return 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!)
+    }
+    const [a, b] = [lum(rgba(getComputedStyle(el).color)), lum(behind)]
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
+  })
+}
+
+/** Every visible heading the tools draw (h2/h3 in their shadow roots), and axe's colour contrast on the page. */
+async function headingsReadable(page: Page, where: string) {
+  await settled(page)
+  const headings = page.locator(TOOLS.map((t) => `lingxi-${t} h2, lingxi-${t} h3`).join(', '))
+  const texts: string[] = []
+  for (const heading of await headings.all()) {
+    if (!(await heading.isVisible())) continue
+    const text = (await heading.textContent())?.trim() ?? ''
+    texts.push(text)
+    expect(await contrastBehind(heading), `${where}: heading 「${text}」`).toBeGreaterThanOrEqual(4.5)
+  }
+  const result = await new AxeBuilder({ page }).withRules(['color-contrast']).analyze()
+  expect(
+    result.violations.flatMap((v) => v.nodes.map((n) => `${where}: ${n.target.join(' >>> ')} ${n.any[0]?.message ?? ''}`)),
+    'axe color-contrast'
+  ).toEqual([])
+  return texts
+}
+
+test('on a white partner page every tool in the default theme keeps its headings readable: it paints its own background', async ({ page }, info) => {
+  test.setTimeout(120_000)
+  await page.goto(white.url)
+  for (const t of TOOLS) await expect(page.locator(`lingxi-${t}`).getByRole('heading', { level: 2 })).toBeVisible()
+  // the page stays white: the elements paint their own dark background, the page is not restyled
+  expect(await luminance(page.locator('body'))).toBeGreaterThan(0.95)
+  expect(await luminance(page.locator('lingxi-painting [part=base]'))).toBeLessThan(DARK)
+  const loggedOut = await headingsReadable(page, 'logged out')
+  expect(loggedOut).toEqual(expect.arrayContaining(['登录后开始 AI 绘画', '登录后查看热点', '登录后浏览角色库', '运营后台']))
+  await shot(page, info, 'white partner page, logged out')
+
+  await page.locator('lingxi-painting').getByRole('button', { name: '登录' }).click()
+  await completeLogin(page, server, '13800139103')
+  const painting = page.locator('lingxi-painting')
+  await expect(painting.getByRole('heading', { name: '本次创作' })).toBeVisible()
+  await expect(painting.getByRole('heading', { name: '历史记录' })).toBeVisible()
+  await expect(page.locator('lingxi-hot-news').getByRole('heading', { name: '热点资讯' })).toBeVisible()
+  await expect(page.locator('lingxi-roles').getByRole('heading', { name: '角色库' })).toBeVisible()
+  await expect(page.locator('lingxi-music').getByRole('heading', { name: 'AI 音乐' })).toBeVisible()
+  // the profile's header button: the masked phone on a pill of its theme, not light text on the page
+  expect(await contrastBehind(page.locator('lingxi-profile [data-testid=header-phone]'))).toBeGreaterThanOrEqual(4.5)
+  const loggedIn = await headingsReadable(page, 'logged in')
+  expect(loggedIn).toEqual(expect.arrayContaining(['本次创作', '历史记录', '热点资讯', '角色库', '图床', 'AI 音乐', '个人中心', '接单平台']))
+  await shot(page, info, 'white partner page, logged in')
+
+  // the documented opt-out: a transparent element shows the page, and the partner picks the theme that reads on it
+  await painting.evaluate((el) => {
+    el.style.setProperty('--lingxi-bg', 'transparent')
+    el.setAttribute('theme', 'light')
+  })
+  expect(await painting.locator('[part=base]').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgba(0, 0, 0, 0)')
+  expect(await contrastBehind(painting.getByRole('heading', { name: '本次创作' }))).toBeGreaterThanOrEqual(4.5)
 })

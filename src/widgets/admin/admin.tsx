@@ -6,6 +6,7 @@ import { EVENT_NAVIGATE } from '../../core/wire'
 import type { ElementProps } from '../../ui/define'
 import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { AnnouncementsTab } from './announcements'
 import { AuditTab } from './audit'
@@ -70,20 +71,21 @@ export interface AdminProps extends ElementProps {
  * their health), 模型倍率 (per-model price ratios) and 审计日志. Logged out, a login prompt.
  * @event lingxi-navigate - (window) A tab was chosen: detail `{path: '/admin?tab=<tab>'}`.
  * @event lingxi-confirm - (window) Asks before voiding cards.
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @csspart tabs - The tab bar.
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
 export function Admin({ tab }: AdminProps) {
   const token = useStore($token)
   return (
-    <>
+    <Canvas>
       {token ? (
         <Console tab={isTab(tab) ? tab : 'users'} />
       ) : (
         <LoggedOut icon={<Icon name="user" className="size-7" />} title="运营后台" blurb="运营人员登录后管理用户、充值卡、套餐与订单。" />
       )}
       <InlineLogin />
-    </>
+    </Canvas>
   )
 }
 

@@ -4,11 +4,11 @@ import { Glyph } from './glyphs'
 import { t } from './i18n'
 
 // 公告 in the chat bubble (issue 17): the operator's notices marked "also in embeds", loaded only
-// when one runs now (bubble.tsx asks on the first opening). A polite notice at the top of the
-// panel, one at a time — never a dialog, never taking the focus from the composer; dismissed ones
-// are remembered in this browser under the site's key (host/announce.tsx; not imported from there,
-// which would bring its dialog along). Only classes the chat's sheet already has, so that the
-// bubble's stylesheet does not grow.
+// when one runs now (bubble.tsx asks on the first opening). A polite notice under the panel's
+// header, above the messages (panel-header.tsx), one at a time — never a dialog, never taking the
+// focus from the composer; dismissed ones are remembered in this browser under the site's key
+// (host/announce.tsx; not imported from there, which would bring its dialog along). Only classes
+// the chat's sheet already has, so that the bubble's stylesheet does not grow.
 
 /** What POST /api/v1/announcements lists. */
 interface Announcement {

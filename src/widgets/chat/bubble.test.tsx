@@ -109,6 +109,24 @@ describe('<lingxi-chat mode="bubble">', () => {
     await vi.waitFor(() => expect(b.root.querySelector('[part=greeting]')?.textContent).toContain('新品上架'))
   })
 
+  it('shows an announcement for embeds under the panel’s header, above the rest of the panel', async () => {
+    const announcement = { id: 7, title: '维护通知', body: '本周六维护一小时。' }
+    vi.stubGlobal('fetch', (url: string) =>
+      String(url).endsWith('/api/v1/announcements')
+        ? Promise.resolve(new Response(JSON.stringify({ code: 2000, message: '操作成功', data: [announcement] })))
+        : Promise.reject(new TypeError('offline'))
+    )
+    try {
+      const { panel } = mount({ open: '' })
+      await vi.waitFor(() => expect(panel().querySelector('[part=announcement]')?.textContent).toContain('本周六维护一小时。'))
+      await vi.waitFor(() => expect(panel().textContent).toContain('登录后开始对话'))
+      const order = [...panel().children].map((el) => el.getAttribute('part'))
+      expect(order).toEqual(['panel-header', 'announcement', 'base'])
+    } finally {
+      vi.stubGlobal('fetch', () => Promise.reject(new TypeError('offline')))
+    }
+  })
+
   it('puts the launcher bottom-left with position="bottom-left", and colours it with `color`', async () => {
     const { el, root } = mount({ position: 'bottom-left', color: '#1677ff' })
     await vi.waitFor(() => expect(root.querySelector('[part=dock]')).not.toBeNull())

@@ -27,8 +27,11 @@ export interface BubbleProps {
   onOpenChange?: (open: boolean) => void
   /** Warm up the panel's code (pointer over the launcher, or focus). */
   onPrefetch?: () => void
-  /** The panel's content, rendered from the first opening on. */
-  children: (close: () => void) => ReactNode
+  /**
+   * The panel's content, rendered from the first opening on; `notice` (公告 for embeds, when one
+   * runs) goes right under its header (PanelHeader), above the messages.
+   */
+  children: (close: () => void, notice: ReactNode) => ReactNode
 }
 
 type Popoverish = HTMLElement & { showPopover?: () => void; hidePopover?: () => void }
@@ -267,8 +270,7 @@ export function Bubble({ container, open, position, offset, icon, color, greetin
           isOpen ? 'flex flex-col lx-rise' : 'hidden'
         }`}
       >
-        {notice}
-        {opened && children(close)}
+        {opened && children(close, notice)}
       </div>
     </>
   )

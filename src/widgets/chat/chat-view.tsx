@@ -11,7 +11,7 @@ import type { ReplyDetail } from './events'
 import { IconButton } from './glyphs'
 import { MessageList } from './message-list'
 import { $allowanceNotice, report } from './notice'
-import { PanelHeader } from './panel-header'
+import { PanelHeader, type PanelProps } from './panel-header'
 import { selectTopic, sendMessage, stopMessage } from './replies'
 import { ReplyContext } from './reply'
 import { t } from './i18n'
@@ -40,10 +40,10 @@ const Dialog = lazy(() => deferred(import('../../ui/dialog')).then((m) => ({ def
 const loadTopicList = () => import('./topic-list')
 const TopicList = lazy(() => loadTopicList().then((m) => ({ default: m.TopicList })))
 const TopicDrawer = lazy(() => loadTopicList().then((m) => ({ default: m.TopicDrawer })))
-const Loading = () => <p className="text-sm text-muted">加载中…</p>
+const Loading = () => <p className="text-sm text-muted">{t('加载中…')}</p>
 /** Where a popover or drawer is still loading. */
 const Pending = ({ className }: { className: string }) => (
-  <div role="status" aria-label="加载中" className={`z-20 grid place-items-center ${className}`}>
+  <div role="status" aria-label={t('加载中')} className={`z-20 grid place-items-center ${className}`}>
     <span className="lx-spinner" />
   </div>
 )
@@ -64,7 +64,7 @@ export interface ChatViewProps {
    * Inside a bubble's panel: the panel's header (灵犀 AI, topics, new topic, settings, clear,
    * close), the topic list as a drawer inside the panel, settings under their button.
    */
-  panel?: { onClose: () => void }
+  panel?: PanelProps
   /** Focus the question field on arrival (not on phones, where it would raise the keyboard). */
   autoFocus?: boolean
   /** A reply asked from this view finished (status complete). */
@@ -185,7 +185,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
 
   function closeDrawer() {
     setDrawer(false)
-    if (panel) rootRef.current?.querySelector<HTMLElement>('header [aria-label="话题列表"]')?.focus()
+    if (panel) rootRef.current?.querySelector<HTMLElement>(`header [aria-label="${t('话题列表')}"]`)?.focus()
   }
 
   function handlePick(id: string) {
@@ -216,7 +216,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
   const header = wide || desktop || !externalControls
   const settingsButton = (
     <div className="relative">
-      <IconButton icon="sliders" label={t('对话设置')} aria-expanded={settings} aria-haspopup="dialog" onClick={() => setSettings(!settings)} />
+      <IconButton icon="sliders" label="对话设置" aria-expanded={settings} aria-haspopup="dialog" onClick={() => setSettings(!settings)} />
       {(wide || panel) && settings && (
         <Suspense fallback={<Pending className="absolute right-0 top-10 size-16 rounded-xl border border-line bg-surface shadow-2xl" />}>
           <SettingsPopover topic={topic} onClose={() => setSettings(false)} />
@@ -232,28 +232,29 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
         className={`@container relative flex ${panel ? 'flex-1 min-h-0' : 'h-[var(--lingxi-chat-height,100%)] min-h-[360px]'} overflow-hidden bg-bg text-ink`}
       >
         {wide && (
-          <aside aria-label="话题" className="w-[260px] shrink-0 border-r border-line bg-surface/40">
+          <aside aria-label={t('话题')} className="w-[260px] shrink-0 border-r border-line bg-surface/40">
             <Suspense fallback={null}>
               <TopicList activeId={activeId} onPick={handlePick} onNew={handleNew} />
             </Suspense>
           </aside>
         )}
-        <section aria-label="对话" className="flex-1 min-w-0 flex flex-col">
+        <section aria-label={t('对话')} className="flex-1 min-w-0 flex flex-col">
           {panel ? (
             <PanelHeader
               subtitle={topic?.name ?? t('新对话')}
-              onClose={panel.onClose}
-              lead={<IconButton icon="list" label={t('话题列表')} aria-expanded={drawer} onClick={() => setDrawer(true)} />}
+              {...panel}
+              lead={<IconButton icon="list" label="话题列表" aria-expanded={drawer} onClick={() => setDrawer(true)} />}
             >
-              <IconButton icon="plus" label={t('新建对话')} onClick={handleNew} />
+              <IconButton icon="plus" label="新建对话" onClick={handleNew} />
               {settingsButton}
-              <IconButton icon="eraser" label={t('清空对话')} onClick={handleClear} disabled={!topic} />
+              <IconButton icon="eraser" label="清空对话" onClick={handleClear} disabled={!topic} />
             </PanelHeader>
           ) : !header ? (
             // the page's header has the controls (a phone on the host page): the model still shows
             modelName && (
               <p data-testid="chat-model" className="shrink-0 truncate px-4 py-1 text-xs text-muted border-b border-line">
-                模型：{modelName}
+                {t('模型：')}
+                {modelName}
               </p>
             )
           ) : (
@@ -261,7 +262,7 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
               <header className="h-14 shrink-0 flex items-center gap-1 px-3 cq-md:px-4 border-b border-line">
                 {!wide && <IconButton icon="list" label="话题列表" onClick={() => setDrawer(true)} />}
                 <div className="min-w-0 flex-1 px-1">
-                  <h2 className="truncate font-semibold leading-5">{topic?.name ?? '新对话'}</h2>
+                  <h2 className="truncate font-semibold leading-5">{topic?.name ?? t('新对话')}</h2>
                   {modelName && <p className="truncate text-xs text-muted leading-4">{modelName}</p>}
                 </div>
                 {settingsButton}
@@ -293,14 +294,14 @@ export function ChatView({ topicId, externalControls, panel, autoFocus, onReply,
         )}
         {!wide && !panel && (drawer || settings) && (
           <Suspense fallback={null}>
-            <Dialog open={drawer} onClose={() => setDrawer(false)} title="话题列表" placement="right" width={300}>
+            <Dialog open={drawer} onClose={() => setDrawer(false)} title={t('话题列表')} placement="right" width={300}>
               <div className="-mx-4 -mb-4 h-[calc(100%-3.5rem)]">
                 <Suspense fallback={<Loading />}>
                   <TopicList activeId={activeId} onPick={handlePick} onNew={handleNew} />
                 </Suspense>
               </div>
             </Dialog>
-            <Dialog open={settings} onClose={() => setSettings(false)} title="对话设置" placement="bottom" width={420}>
+            <Dialog open={settings} onClose={() => setSettings(false)} title={t('对话设置')} placement="bottom" width={420}>
               <Suspense fallback={<Loading />}>
                 <ChatSettings topic={topic} />
               </Suspense>

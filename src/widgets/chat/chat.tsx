@@ -6,7 +6,7 @@ import { Bubble } from './bubble'
 import { deferred } from './deferred'
 import { emitFrom, EVENT_MESSAGE, type ReplyDetail } from './events'
 import { $dict, setLocale, t } from './i18n'
-import { PanelHeader } from './panel-header'
+import { PanelHeader, type PanelProps } from './panel-header'
 import type { ChatRequest, PageInfo } from './state'
 
 // Only for visitors (and a refused token): the page may well have its own login element.
@@ -103,7 +103,7 @@ export interface ChatProps extends ElementProps {
  * @csspart greeting - Bubble: the greeting beside the launcher.
  * @csspart panel - Bubble: the chat panel.
  * @csspart share-dialog - The 导出与分享 dialog (share link, export as Markdown, PNG or text).
- * @csspart announcement - Bubble: an operator's notice marked for embeds, at the top of the panel until dismissed.
+ * @csspart announcement - Bubble: an operator's notice marked for embeds, under the panel's header (above the messages) until dismissed.
  * @csspart panel-header - Bubble: the panel's header (灵犀 AI, topics, new topic, settings, clear, close).
  * @cssproperty --lingxi-chat-height - Inline: height of the chat (default 100% of the element).
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00); the bubble's `color` attribute sets it for the launcher and panel.
@@ -135,14 +135,14 @@ export function Chat(props: ChatProps) {
     return (
       <>
         <Bubble {...props} onPrefetch={prefetch}>
-          {(close) =>
+          {(close, notice) =>
             token ? (
-              <Suspense fallback={<PanelLoading onClose={close} />}>
-                <ChatView {...view} panel={{ onClose: close }} autoFocus />
+              <Suspense fallback={<PanelLoading onClose={close} notice={notice} />}>
+                <ChatView {...view} panel={{ onClose: close, notice }} autoFocus />
               </Suspense>
             ) : (
               <>
-                <PanelHeader onClose={close} />
+                <PanelHeader onClose={close} notice={notice} />
                 <Suspense fallback={null}>
                   <LoginPrompt fill />
                 </Suspense>
@@ -178,10 +178,10 @@ function Loading() {
   )
 }
 
-function PanelLoading({ onClose }: { onClose: () => void }) {
+function PanelLoading(panel: PanelProps) {
   return (
     <>
-      <PanelHeader onClose={onClose} />
+      <PanelHeader {...panel} />
       <div role="status" aria-label={t('加载中')} className="flex-1 grid place-items-center">
         <span className="lx-spinner" />
       </div>

@@ -107,7 +107,7 @@ export function Composer({ busy, onSend, onStop, notice, inputRef, prefill }: Co
           onDrop={(e: On.Drag) => dropped(e, e.dataTransfer?.files)}
           className="flex items-end gap-2 rounded-2xl border border-line bg-surface p-2 pl-1 focus-within:border-primary"
         >
-          <IconButton icon="plus" label={t('添加附件')} onClick={() => attach()} />
+          <IconButton icon="plus" label="添加附件" onClick={() => attach()} />
           <textarea
             ref={field}
             rows={1}

@@ -1,3 +1,5 @@
+import { t } from './i18n'
+
 /**
  * The chat's own line icons (24×24, currentColor). Not ui/icons: its table holds every tool's
  * icons, a chunk the bubble would download for one of them.
@@ -53,7 +55,7 @@ export function Logo({ className = 'size-8' }: { className?: string }) {
   )
 }
 
-/** A square icon button with an accessible name (and the same text as a tooltip). */
+/** A square icon button with an accessible name (and the same text as a tooltip), in the chat's language (i18n.ts). */
 export function IconButton({
   icon,
   label,
@@ -61,6 +63,7 @@ export function IconButton({
   className = '',
   ...rest
 }: { icon: GlyphName; label: string; onClick: () => void; className?: string } & Record<string, unknown>) {
+  label = t(label)
   return (
     <button
       type="button"

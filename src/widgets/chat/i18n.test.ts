@@ -9,17 +9,39 @@ import { en } from './locale-en'
 // only `locale="en"` loads it, with the login dialog's and the toasts' (src/ui/i18n.test.ts).
 
 const dir = join(process.cwd(), 'src/widgets/chat')
-const used = readdirSync(dir)
-  .filter((f) => /\.tsx?$/.test(f) && !f.includes('.test'))
-  .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/\bt\('([^']+)'\)/g)].map((m) => m[1]!))
+const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+  // export/ writes documents (their notes are the file's text, not the chat's chrome)
+  .filter((f) => /\.tsx?$/.test(f) && !f.includes('.test') && !f.includes('locale-en') && !f.startsWith('export'))
+  .map((f) => readFileSync(join(dir, f), 'utf8'))
+const quoted = (text: string) =>
+  [...text.matchAll(/'([^']*[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][^']*)'|"([^"]*[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][^"]*)"/g)].map(
+    (m) => (m[1] ?? m[2])!
+  )
+/** What the chat translates: t('…') and say('…') (also each side of a `? :` in them), IconButton labels (glyphs.tsx translates them), and the tables and messages shown through t(variable). */
+const used = sources.flatMap((text) => [
+  ...[...text.matchAll(/\b(?:t|say)\(([^()]*(?:\([^()]*\)[^()]*)*)\)/g)].flatMap((m) => quoted(m[1]!.split(/,\s*\{/)[0]!)),
+  ...[...text.matchAll(/<IconButton\b[^>]*?\blabel=("[^"]*"|\{[^}]*\})/gs)].flatMap((m) => quoted(m[1]!)),
+  ...[...text.matchAll(/^(?:export )?const (?:NOTES|DEFAULT_EXAMPLES|GROUP_LABELS|MSG_\w+)\b.*$/gm)].flatMap((m) => quoted(m[0]))
+])
+/** The attachment API's messages, keyed as the dictionary keys them: a 「name」 as 「{s}」, a size as {n} MB, another value as {n}. */
+const server = ['attachments.ts', 'attachments-extract.ts'].flatMap((f) =>
+  [...readFileSync(join(process.cwd(), 'server/src/modules/chat', f), 'utf8').matchAll(/ApiError\(\d+, ['`]([^'`]+)['`]/g)].map((m) =>
+    m[1]!
+      .replace(/「\$\{[^}]*\}」/g, '「{s}」')
+      .replace(/\$\{mb\([^)]*\)\}/g, '{n} MB')
+      .replace(/\$\{[^}]*\}/g, '{n}')
+  )
+)
 
 afterEach(() => $dict.set(undefined))
 
 describe('chat locale', () => {
   it('has the English of every text the chat translates, and nothing else', () => {
-    expect(used.length).toBeGreaterThan(20)
+    expect(used.length).toBeGreaterThan(100)
+    expect(server).toContain('附件「{s}」的文件已丢失，请重新上传')
     expect([...new Set(used)].filter((zh) => !en[zh])).toEqual([])
-    expect(Object.keys(en).filter((zh) => !used.includes(zh) && !(zh in chrome))).toEqual([])
+    expect(server.filter((zh) => !en[zh])).toEqual([])
+    expect(Object.keys(en).filter((zh) => !used.includes(zh) && !server.includes(zh) && !(zh in chrome))).toEqual([])
   })
 
   it('is zh-CN without a locale or with another one, English after locale="en"', async () => {

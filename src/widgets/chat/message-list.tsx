@@ -144,7 +144,7 @@ export function MessageList({ topic, messages, examples, welcome, onExample, scr
       <div ref={scroller} onScroll={handleScroll} className="h-full overflow-y-auto overscroll-contain [overflow-anchor:none] px-3 cq-md:px-6">
         <div ref={sentinel} className="h-px" />
         <div ref={content} className="max-w-3xl mx-auto py-4">
-          {empty || !topic ? <Welcome topic={topic} examples={examples ?? DEFAULT_EXAMPLES} welcome={welcome} onExample={onExample} /> : null}
+          {empty || !topic ? <Welcome topic={topic} examples={(examples ?? DEFAULT_EXAMPLES).map(t)} welcome={welcome} onExample={onExample} /> : null}
           {/* not live: LiveReply reads a streamed reply out once, sentence by sentence */}
           <div role="log" aria-live="off" aria-label={t('对话消息')} className="flex flex-col gap-6">
             {list.map((m) => (
@@ -156,7 +156,7 @@ export function MessageList({ topic, messages, examples, welcome, onExample, scr
       <LiveReply message={list.at(-1)} />
       {messages?.loading && (
         <p role="status" className="absolute top-2 left-1/2 -translate-x-1/2 rounded-full bg-raised px-3 py-1 text-xs text-muted shadow">
-          加载中…
+          {t('加载中…')}
         </p>
       )}
       {!atBottom && (
@@ -180,7 +180,7 @@ function Welcome({ topic, examples, welcome, onExample }: { topic: Topic | null;
       <div className="pt-10 pb-6 flex flex-col items-center text-center gap-3">
         <RoleAvatar avatar={topic.roleAvatar ?? '🤖'} className="size-16 text-4xl" />
         <h2 className="text-lg font-semibold">{topic.roleName ?? topic.name}</h2>
-        <p className="text-muted">开始和「{topic.roleName ?? topic.name}」对话吧</p>
+        <p className="text-muted">{t('开始和「{s}」对话吧').replace('{s}', topic.roleName ?? topic.name)}</p>
       </div>
     )
   }
@@ -212,7 +212,7 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
   const user = m.role === 'user'
   const streaming = m.status === 'streaming'
   const failed = m.status === 'error' || m.status === 'timeout'
-  const note = NOTES[m.status]
+  const note = t(NOTES[m.status] ?? '')
   const watch = useContext(ReplyContext)
   const [editing, setEditing] = useState(false)
   // The dialog's target: one object while it is open (the form starts afresh when it changes).
@@ -240,10 +240,10 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
     >
       {!user && (avatar ? <RoleAvatar avatar={avatar} className="size-8 text-lg" /> : <Logo className="size-8 shrink-0" />)}
       <div className={`min-w-0 flex flex-col ${user ? 'items-end max-w-[85%]' : 'flex-1'}`}>
-        <span className="sr-only">{user ? '我：' : '回复：'}</span>
+        <span className="sr-only">{t(user ? '我：' : '回复：')}</span>
         {m.thinking && (
           <details open={streaming && !m.content} className="mb-2 rounded-lg border border-line px-3 py-2 text-sm text-muted">
-            <summary className="cursor-pointer select-none">思考过程</summary>
+            <summary className="cursor-pointer select-none">{t('思考过程')}</summary>
             <div className="mt-2 whitespace-pre-wrap break-words">{m.thinking}</div>
           </details>
         )}
@@ -271,7 +271,7 @@ const MessageItem = memo(function MessageItem({ message: m, last, avatar }: { me
                 className="inline-flex items-center gap-1 h-7 px-2.5 rounded-md border border-line text-ink hover:border-primary hover:text-primary"
               >
                 <Glyph name="retry" className="size-3.5" />
-                重试
+                {t('重试')}
               </button>
             )}
           </p>

@@ -1,6 +1,7 @@
 import { useStore } from '@nanostores/react'
 import { useEffect, useRef, useState } from 'react'
 import { useEffectEvent } from '../../ui/use-effect-event'
+import { t } from './i18n'
 import { report } from './notice'
 import { $chatConfig, type ChatModel, type Topic } from './state'
 import { createTopic, saveTopicConfig, toggleContext } from './topics'
@@ -23,7 +24,7 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
   if (!topic) {
     return (
       <label className="flex flex-col gap-1.5 text-sm">
-        <span className="text-muted">模型</span>
+        <span className="text-muted">{t('模型')}</span>
         <select
           value={config?.defaultModel ?? ''}
           onChange={(e) => createTopic({ model: (e.target as HTMLSelectElement).value }).catch(report)}
@@ -36,7 +37,7 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
             </option>
           ))}
         </select>
-        <span className="text-xs text-muted">选择模型即开始新对话，温度与上下文随后可调。</span>
+        <span className="text-xs text-muted">{t('选择模型即开始新对话，温度与上下文随后可调。')}</span>
       </label>
     )
   }
@@ -53,7 +54,7 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
   return (
     <div className="flex flex-col gap-5 text-sm">
       <label className="flex flex-col gap-1.5">
-        <span className="text-muted">模型</span>
+        <span className="text-muted">{t('模型')}</span>
         <select
           value={topic.model}
           onChange={(e) => saveTopicConfig(id, { model: (e.target as HTMLSelectElement).value }).catch(report)}
@@ -70,7 +71,7 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
       </label>
       <label className="flex flex-col gap-1.5">
         <span className="flex justify-between text-muted">
-          <span>温度</span>
+          <span>{t('温度')}</span>
           <span className="text-ink tabular-nums">{temperature.toFixed(1)}</span>
         </span>
         <input
@@ -83,20 +84,20 @@ export function ChatSettings({ topic }: { topic: Topic | null }) {
           className="accent-[var(--color-primary)]"
         />
         <span className="flex justify-between text-xs text-muted">
-          <span>严谨</span>
-          <span>发散</span>
+          <span>{t('严谨')}</span>
+          <span>{t('发散')}</span>
         </span>
       </label>
       <div className="flex items-center justify-between gap-4">
         <span>
-          <span className="block">携带上下文</span>
-          <span className="block text-xs text-muted">开启后，之前的对话会一起发给模型</span>
+          <span className="block">{t('携带上下文')}</span>
+          <span className="block text-xs text-muted">{t('开启后，之前的对话会一起发给模型')}</span>
         </span>
         <button
           type="button"
           role="switch"
           aria-checked={on}
-          aria-label="携带上下文"
+          aria-label={t('携带上下文')}
           onClick={() => toggleContext(id).catch(report)}
           className={`relative h-6 w-11 shrink-0 rounded-full transition-colors ${on ? 'bg-primary' : 'bg-raised border border-line'}`}
         >
@@ -140,7 +141,7 @@ export function SettingsPopover({ topic, onClose }: { topic: Topic | null; onClo
     <div
       ref={ref}
       role="dialog"
-      aria-label="对话设置"
+      aria-label={t('对话设置')}
       tabIndex={-1}
       className="absolute right-0 top-10 z-20 w-72 max-w-[calc(100vw-24px)] p-4 rounded-xl border border-line bg-surface shadow-2xl outline-none lx-fade-in"
     >

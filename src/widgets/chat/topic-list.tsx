@@ -6,6 +6,7 @@ import { Spinner } from '../../ui/icons'
 import { composingEnter } from './dom'
 import { Glyph, IconButton, RoleAvatar } from './glyphs'
 import { groupTopics } from './groups'
+import { t } from './i18n'
 import { SearchBox } from './search/box'
 import { $topicsError, report } from './notice'
 import { ShareSlot } from './share/slot'
@@ -34,11 +35,11 @@ export function TopicList({ activeId, onPick, onNew }: TopicListProps) {
           {error}
         </p>
       )}
-      {!topics && !error && <Spinner label="加载话题" />}
-      {topics?.length === 0 && <p className="px-3 py-8 text-center text-sm text-muted">还没有对话，发条消息开始吧</p>}
+      {!topics && !error && <Spinner label={t('加载话题')} />}
+      {topics?.length === 0 && <p className="px-3 py-8 text-center text-sm text-muted">{t('还没有对话，发条消息开始吧')}</p>}
       {groups.map((group) => (
         <section key={group.key} className="mt-2 first:mt-0">
-          <h3 className="px-2 py-1.5 text-xs text-muted">{group.label}</h3>
+          <h3 className="px-2 py-1.5 text-xs text-muted">{t(group.label)}</h3>
           <ul className="flex flex-col gap-0.5">
             {group.topics.map((topic) => (
               <TopicItem key={topic.topicId} topic={topic} active={topic.topicId === activeId} onPick={onPick} onShare={setSharing} />
@@ -57,7 +58,7 @@ export function TopicList({ activeId, onPick, onNew }: TopicListProps) {
           className="w-full h-10 flex items-center justify-center gap-2 rounded-lg border border-line text-ink hover:border-primary hover:text-primary"
         >
           <Glyph name="plus" />
-          新建对话
+          {t('新建对话')}
         </button>
       </div>
       {/* The search field over topics and messages, and its results in place of the list. */}
@@ -165,7 +166,7 @@ function RenameField({ topic, onDone }: { topic: Topic; onDone: (refocus: boolea
       ref={ref}
       value={name}
       maxLength={MAX_TOPIC_NAME}
-      aria-label="话题名称"
+      aria-label={t('话题名称')}
       onInput={(e) => setName((e.target as HTMLInputElement).value)}
       onKeyDown={handleKeyDown}
       onBlur={() => save(false)}
@@ -196,12 +197,12 @@ export function TopicDrawer({ onClose, ...list }: TopicListProps & { onClose: ()
       <div
         ref={ref}
         role="dialog"
-        aria-label="话题列表"
+        aria-label={t('话题列表')}
         onKeyDown={handleKeyDown}
         className="w-[280px] max-w-[85%] h-full flex flex-col border-l border-line bg-surface shadow-2xl lx-slide-left"
       >
         <div className="h-14 shrink-0 flex items-center justify-between pl-4 pr-2 border-b border-line">
-          <h3 className="font-semibold">话题列表</h3>
+          <h3 className="font-semibold">{t('话题列表')}</h3>
           <IconButton icon="close" label="关闭话题列表" onClick={onClose} />
         </div>
         <div className="flex-1 min-h-0">

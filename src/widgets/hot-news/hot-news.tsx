@@ -7,6 +7,7 @@ import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
 import type * as On from '../../ui/events'
 import { Icon } from '../../ui/icons'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { useEffectEvent } from '../../ui/use-effect-event'
 import { MD, SM, useMedia } from '../../ui/use-media'
@@ -44,20 +45,21 @@ export interface HotNewsProps extends ElementProps {
  * @attr source - The source to start on (a sourceId).
  * @attr external-controls - The page drives the list and copy actions (lingxi-hot-command) on phones.
  * @event lingxi-hot-command - (window, listened) `{command: 'list' | 'copy'}`: show the sources, or copy the current list.
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @csspart item - One ranked item.
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
 export function HotNews({ source, externalControls }: HotNewsProps) {
   const token = useStore($token)
   return (
-    <>
+    <Canvas>
       {token ? (
         <Board initial={source} externalControls={Boolean(externalControls)} />
       ) : (
         <LoggedOut icon={<Icon name="hot" className="size-7" />} title="登录后查看热点" blurb="微博、知乎、抖音等热榜一屏看尽，AI 帮你解读。" />
       )}
       <InlineLogin />
-    </>
+    </Canvas>
   )
 }
 

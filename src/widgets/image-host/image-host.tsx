@@ -7,6 +7,7 @@ import { uploadImage } from '../../core/upload'
 import { UNAUTHORIZED_CODES } from '../../core/wire'
 import type { ElementProps } from '../../ui/define'
 import { Icon, Spinner } from '../../ui/icons'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { usePagedList } from '../../ui/use-paged-list'
 import { useEffectEvent } from '../../ui/use-effect-event'
@@ -27,6 +28,7 @@ const DONE_MS = 2500
  * (arrow keys move, Esc closes) and delete. Logged out, a login prompt.
  * @event lingxi-confirm - (window) Asks before deleting an image.
  * @event lingxi-toast - (window) 已复制到剪切板！ and errors.
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @csspart dropzone - The upload area.
  * @csspart card - One image of the grid.
  * @csspart lightbox - The preview dialog (arrow keys move, Esc closes).
@@ -35,14 +37,14 @@ const DONE_MS = 2500
 export function ImageHost(_: ElementProps) {
   const token = useStore($token)
   return (
-    <>
+    <Canvas>
       {token ? (
         <Gallery key={token} />
       ) : (
         <LoggedOut icon={<Icon name="image" className="size-7" />} title="登录后使用图床" blurb="拖拽或粘贴上传图片，一键复制链接。" />
       )}
       <InlineLogin />
-    </>
+    </Canvas>
   )
 }
 

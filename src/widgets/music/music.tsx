@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react'
 import { notifyError } from '../../core/api'
 import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { loadSongs, startMusic } from './actions'
 import { CreateForm } from './create-form'
@@ -29,6 +30,7 @@ export interface MusicProps extends ElementProps {
  * @attr share - A share token: the read-only page of that shared song, for anyone (no login).
  * @event lingxi-navigate - (window) The mini bar's title asks for the music page: detail `{path: '/music'}`.
  * @event lingxi-confirm - (window) Asks before deleting a song.
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @csspart player - The now-playing card.
  * @csspart mini-player - The compact player bar.
  * @csspart song - One song of the list.
@@ -41,19 +43,21 @@ export function Music({ mini, share }: MusicProps) {
   if (mini) return <MiniPlayer />
   if (share)
     return (
-      <div className="@container">
-        <SharedSongPage token={share} />
-      </div>
+      <Canvas>
+        <div className="@container">
+          <SharedSongPage token={share} />
+        </div>
+      </Canvas>
     )
   return (
-    <>
+    <Canvas>
       {token ? (
         <Studio />
       ) : (
         <LoggedOut icon={<Glyph name="note" className="size-7" />} title="登录后创作音乐" blurb="一句描述或一段歌词，生成两首完整的歌曲。" />
       )}
       <InlineLogin />
-    </>
+    </Canvas>
   )
 }
 

@@ -4,6 +4,7 @@ import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import type * as On from '../../ui/events'
 import { Icon, Spinner } from '../../ui/icons'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { ActivityList } from './activity-list'
 import { MyOrders } from './my-orders'
@@ -32,6 +33,7 @@ export interface OrdersProps extends ElementProps {
  * @attr activity-id - detail: the activity.
  * @attr session-id - detail: the session (场次).
  * @attr base-path - Where the platform lives on this site (default /orders, /miracleOrders with quality).
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
 export function Orders({ quality, view, activityId, sessionId, basePath }: OrdersProps) {
@@ -51,10 +53,10 @@ export function Orders({ quality, view, activityId, sessionId, basePath }: Order
     body = <Platform key={String(q)} quality={q} base={base} initial={view === 'mine' ? 'mine' : 'list'} />
   }
   return (
-    <>
+    <Canvas>
       {body}
       <InlineLogin />
-    </>
+    </Canvas>
   )
 }
 

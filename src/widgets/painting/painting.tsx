@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect } from 'react'
 import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Icon, Spinner } from '../../ui/icons'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { watchPainting } from './state'
 
@@ -33,6 +34,7 @@ export interface PaintingProps extends ElementProps {
  * (`view="mj"`), stable diffusion (`view="sd"`), the prompt helper (`view="helper"`) and the
  * gallery (`view="gallery"`). Logged out, a login prompt.
  * @event lingxi-navigate - (window) 发送到绘画 / 做同款: detail `{path: '/mj?prompt=…'}`; the prompt is also handed over in the page-wide store, so a painting element on the same page takes it.
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @csspart lightbox - The large-image dialog.
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
@@ -44,22 +46,24 @@ export function Painting({ view, prompt }: PaintingProps) {
   useEffect(() => (token ? watchPainting() : undefined), [token])
 
   return (
-    <div className="@container text-ink" data-view={which}>
-      {token ? (
-        <Suspense fallback={<Spinner label="加载中" />}>
-          {which === 'mj' && <MjView prompt={prompt} />}
-          {which === 'sd' && <SdView />}
-          {which === 'helper' && <HelperView />}
-          {which === 'gallery' && <GalleryView />}
-        </Suspense>
-      ) : (
-        <LoggedOut
-          icon={<Icon name={which === 'gallery' ? 'gallery' : 'painting'} className="size-7" />}
-          title={VIEWS[which].title}
-          blurb={VIEWS[which].blurb}
-        />
-      )}
-      <InlineLogin />
-    </div>
+    <Canvas>
+      <div className="@container text-ink" data-view={which}>
+        {token ? (
+          <Suspense fallback={<Spinner label="加载中" />}>
+            {which === 'mj' && <MjView prompt={prompt} />}
+            {which === 'sd' && <SdView />}
+            {which === 'helper' && <HelperView />}
+            {which === 'gallery' && <GalleryView />}
+          </Suspense>
+        ) : (
+          <LoggedOut
+            icon={<Icon name={which === 'gallery' ? 'gallery' : 'painting'} className="size-7" />}
+            title={VIEWS[which].title}
+            blurb={VIEWS[which].blurb}
+          />
+        )}
+        <InlineLogin />
+      </div>
+    </Canvas>
   )
 }

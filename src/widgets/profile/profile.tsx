@@ -18,7 +18,7 @@ const AccountMenu = lazy(loadMenu)
 /**
  * @summary The signed-in person: a header button (masked phone with a menu) and the profile panel
  * with usage, permitted tools, change phone and log out. Renders nothing while logged out.
- * @csspart trigger - The header button.
+ * @csspart trigger - The header button (a pill on --lingxi-bg, so the phone reads on any page).
  * @csspart panel - The profile panel.
  */
 export function Profile(_: ElementProps) {
@@ -52,7 +52,7 @@ export function Profile(_: ElementProps) {
         onPointerEnter={loadMenu}
         onFocus={loadMenu}
         onClick={() => setMenuOpen((v) => !v)}
-        className="flex items-center gap-2 h-10 pl-1 pr-2 rounded-full hover:bg-raised"
+        className="flex items-center gap-2 h-10 pl-1 pr-2 rounded-full bg-bg hover:bg-raised"
       >
         <Avatar user={user} size="size-8" />
         <span className="text-sm max-w-32 truncate" data-testid="header-phone">

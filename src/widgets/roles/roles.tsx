@@ -6,6 +6,7 @@ import { $token } from '../../core/stores'
 import type { ElementProps } from '../../ui/define'
 import { Dialog } from '../../ui/dialog'
 import { Icon, Spinner } from '../../ui/icons'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { SM, useMedia } from '../../ui/use-media'
 import { usePagedList } from '../../ui/use-paged-list'
@@ -22,20 +23,21 @@ const MINE = '\u0000mine'
  * conversation with a role, and create, edit or delete your own roles. Logged out, a login prompt.
  * @event lingxi-navigate - (window) 开始对话 created a topic with the role: detail `{path: '/chat', topicId}`. The host page routes it; elsewhere the page may handle it.
  * @event lingxi-confirm - (window) Asks before deleting a role.
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @csspart card - One role card.
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
 export function Roles(_: ElementProps) {
   const token = useStore($token)
   return (
-    <>
+    <Canvas>
       {token ? (
         <RoleRepository />
       ) : (
         <LoggedOut icon={<Icon name="role" className="size-7" />} title="登录后浏览角色库" blurb="挑选一位角色，一键开始角色对话。" />
       )}
       <InlineLogin />
-    </>
+    </Canvas>
   )
 }
 

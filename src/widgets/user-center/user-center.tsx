@@ -10,6 +10,7 @@ import { EVENT_NAVIGATE } from '../../core/wire'
 import type { ElementProps } from '../../ui/define'
 import type * as On from '../../ui/events'
 import { Icon, Spinner } from '../../ui/icons'
+import { Canvas } from '../../ui/canvas'
 import { InlineLogin, LoggedOut } from '../../ui/logged-out'
 import { Avatar } from './avatar'
 import { Card } from './card'
@@ -39,6 +40,7 @@ export interface UserCenterProps extends ElementProps {
  * WeChat Pay, Alipay or 演示支付, and my orders) and 个人设置 (nickname, avatar, change phone, log out). Logged out, a login prompt.
  * @event lingxi-navigate - (window) A tab was chosen: detail `{path: '/usercenter?id=<tab>'}` (the host page puts it in the address).
  * @event lingxi-confirm - (window) Asks before logging out.
+ * @csspart base - The element's root, painted with --lingxi-bg over its whole height (padding, corners…).
  * @csspart tabs - The tab bar.
  * @cssproperty --lingxi-primary - Accent colour (default #fbab00).
  */
@@ -46,7 +48,7 @@ export function UserCenter({ tab }: UserCenterProps) {
   const token = useStore($token)
   const user = useStore($user)
   return (
-    <>
+    <Canvas>
       {token && user ? (
         <Center tab={isTab(tab) ? tab : 'general'} user={user} />
       ) : token ? (
@@ -55,7 +57,7 @@ export function UserCenter({ tab }: UserCenterProps) {
         <LoggedOut icon={<Icon name="user" className="size-7" />} title="个人中心" blurb="登录后查看额度、兑换卡密与修改资料。" />
       )}
       <InlineLogin />
-    </>
+    </Canvas>
   )
 }
 

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react'
 import { notifyError } from '../../../core/api'
 import { Dialog } from '../../../ui/dialog'
-import { type ChatAttachment, objectUrl, size } from './upload'
+import { t } from '../i18n'
+import { type ChatAttachment, objectUrl, say, size } from './upload'
 
 // A user message's files in the history: images as thumbnails (a click shows them whole),
 // documents as chips (a click downloads them). The files are served to their owner only, so
@@ -25,7 +26,7 @@ function useObjectUrl(path: string | null): string | null {
 
 function Thumb({ file, onOpen }: { file: ChatAttachment; onOpen: () => void }) {
   const url = useObjectUrl(file.thumbUrl ?? file.url)
-  const label = `查看图片「${file.name}」`
+  const label = say('查看图片「{s}」', { s: file.name })
   return (
     <button
       type="button"
@@ -52,12 +53,12 @@ async function download(file: ChatAttachment) {
 }
 
 function Chip({ file }: { file: ChatAttachment }) {
-  const about = [size(file.size), file.pages ? `${file.pages} 页` : null].filter(Boolean).join(' · ')
+  const about = [size(file.size), file.pages ? say('{n} 页', { n: file.pages }) : null].filter(Boolean).join(' · ')
   return (
     <button
       type="button"
       onClick={() => void download(file)}
-      title={`下载「${file.name}」`}
+      title={say('下载「{s}」', { s: file.name })}
       data-testid="attachment-document"
       className="flex max-w-56 items-center gap-2 rounded-lg border border-line bg-surface px-2.5 py-1.5 text-left text-xs hover:border-primary"
     >
@@ -77,7 +78,7 @@ function Full({ file, onClose }: { file: ChatAttachment; onClose: () => void }) 
   return (
     <Dialog open onClose={onClose} title={file.name} placement="center" width={960}>
       <div className="grid place-items-center">
-        {url ? <img src={url} alt={file.name} className="max-h-[75vh] max-w-full rounded-lg object-contain" /> : <p className="text-muted">加载中…</p>}
+        {url ? <img src={url} alt={file.name} className="max-h-[75vh] max-w-full rounded-lg object-contain" /> : <p className="text-muted">{t('加载中…')}</p>}
       </div>
     </Dialog>
   )

@@ -4,8 +4,9 @@ import { useEffect } from 'react'
 import { ApiError } from '../../../core/api'
 import { MSG_SYSTEM_ERROR } from '../../../core/messages'
 import { Glyph } from '../glyphs'
+import { t } from '../i18n'
 import { $activeTopicId, $chatConfig, $topics, outbox } from '../state'
-import { ACCEPT, type ChatAttachment, check, type Kind, MAX_FILES, size, upload } from './upload'
+import { ACCEPT, type ChatAttachment, check, type Kind, MAX_FILES, say, size, upload } from './upload'
 
 // The files waiting in the composer: chosen (pick button, paste, drop), checked here, uploaded
 // at once with their progress, shown as thumbnails and chips with a remove button, and handed to
@@ -36,10 +37,10 @@ export function currentModel(): { name: string; vision: boolean } {
   const config = $chatConfig.get()
   const id = $topics.get()?.find((t) => t.topicId === $activeTopicId.get())?.model ?? config?.defaultModel
   const model = config?.models.find((m) => m.id === id) as { name?: string; vision?: boolean } | undefined
-  return { name: model?.name ?? id ?? '当前模型', vision: model?.vision === true }
+  return { name: model?.name ?? id ?? t('当前模型'), vision: model?.vision === true }
 }
 
-export const noVision = (name: string) => `模型「${name}」不能识别图片：请移除图片，或在对话设置里换用支持识图的模型`
+export const noVision = (name: string) => say('模型「{s}」不能识别图片：请移除图片，或在对话设置里换用支持识图的模型', { s: name })
 
 function patch(id: string, change: Partial<Item>) {
   $items.set($items.get().map((item) => (item.id === id ? { ...item, ...change } : item)))
@@ -51,12 +52,12 @@ export async function add(files?: Iterable<File>): Promise<void> {
   const refused: string[] = []
   for (const file of files) {
     if ($items.get().length >= MAX_FILES) {
-      refused.push(`一条消息最多 ${MAX_FILES} 个附件`)
+      refused.push(say('一条消息最多 {n} 个附件', { n: MAX_FILES }))
       break
     }
     const checked = await check(file)
     if ('error' in checked) {
-      refused.push(`「${file.name}」${checked.error}`)
+      refused.push(say('「{s}」{e}', { s: file.name, e: checked.error }))
       continue
     }
     if (checked.kind === 'image' && !currentModel().vision) {
@@ -78,11 +79,12 @@ export async function add(files?: Iterable<File>): Promise<void> {
     upload(file, (progress) => patch(item.id, { progress }), item.controller.signal).then(
       (attachment) => patch(item.id, { attachment, progress: 1 }),
       (error: unknown) => {
-        if (!item.controller.signal.aborted) patch(item.id, { error: error instanceof ApiError || error instanceof Error ? error.message : MSG_SYSTEM_ERROR })
+        if (!item.controller.signal.aborted)
+          patch(item.id, { error: error instanceof ApiError || error instanceof Error ? error.message : t(MSG_SYSTEM_ERROR) })
       }
     )
   }
-  $refusal.set(refused.length > 0 ? refused.join('；') : null)
+  $refusal.set(refused.length > 0 ? refused.join(t('；')) : null)
 }
 
 /** Opens the system's file picker. */
@@ -122,17 +124,19 @@ export function stage(): string | false {
     $refusal.set(why)
     return false as const
   }
-  if (items.some((i) => i.error)) return refuse('有附件上传失败，请移除后再发送')
-  if (items.some((i) => !i.attachment)) return refuse('附件还在上传，请稍候')
+  if (items.some((i) => i.error)) return refuse(t('有附件上传失败，请移除后再发送'))
+  if (items.some((i) => !i.attachment)) return refuse(t('附件还在上传，请稍候'))
   if (items.some((i) => i.kind === 'image') && !currentModel().vision) return refuse(noVision(currentModel().name))
   $refusal.set(null)
   outbox.files = items.map((i) => i.attachment!)
-  return items.length > 0 ? '请看附件' : ''
+  return items.length > 0 ? t('请看附件') : ''
 }
 
 function Chip({ item }: { item: Item }) {
   const uploading = !item.attachment && !item.error
-  const label = `${item.name}，${size(item.size)}${item.error ? `，${item.error}` : uploading ? `，上传中 ${Math.round(item.progress * 100)}%` : ''}`
+  const label = [item.name, size(item.size), item.error ?? (uploading ? say('上传中 {n}%', { n: Math.round(item.progress * 100) }) : '')]
+    .filter(Boolean)
+    .join(t('，'))
   return (
     <li data-testid="attachment" data-state={item.error ? 'error' : uploading ? 'uploading' : 'done'} className="relative shrink-0">
       {item.preview ? (
@@ -149,18 +153,18 @@ function Chip({ item }: { item: Item }) {
       {uploading && (
         <span
           role="progressbar"
-          aria-label={`上传「${item.name}」`}
+          aria-label={say('上传「{s}」', { s: item.name })}
           aria-valuenow={Math.round(item.progress * 100)}
           className="absolute inset-x-1 bottom-1 h-1 rounded-full bg-raised"
         >
           <span className="block h-full rounded-full bg-primary" style={{ width: `${Math.round(item.progress * 100)}%` }} />
         </span>
       )}
-      {item.error && item.preview && <span className="absolute inset-0 grid place-items-center rounded-lg bg-danger/70 text-xs text-white">失败</span>}
+      {item.error && item.preview && <span className="absolute inset-0 grid place-items-center rounded-lg bg-danger/70 text-xs text-white">{t('失败')}</span>}
       <button
         type="button"
-        aria-label={`移除「${item.name}」`}
-        title="移除"
+        aria-label={say('移除「{s}」', { s: item.name })}
+        title={t('移除')}
         onClick={() => remove(item.id)}
         className="absolute -top-1.5 -right-1.5 size-5 grid place-items-center rounded-full border border-line bg-surface text-muted hover:text-danger"
       >
@@ -190,7 +194,7 @@ export function Tray({ onCount }: { onCount: (count: number) => void }) {
         </p>
       )}
       {items.length > 0 && (
-        <ul aria-label="待发送的附件" className="flex gap-2 overflow-x-auto pt-1.5 pr-1.5">
+        <ul aria-label={t('待发送的附件')} className="flex gap-2 overflow-x-auto pt-1.5 pr-1.5">
           {items.map((item) => (
             <Chip key={item.id} item={item} />
           ))}

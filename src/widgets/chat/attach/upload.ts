@@ -2,12 +2,20 @@ import type { ChatAttachment } from '@lingxi/server/wire'
 import { ApiError, authHeaders, NetworkError } from '../../../core/api'
 import { $config } from '../../../core/config'
 import { MSG_SYSTEM_ERROR } from '../../../core/messages'
+import { t } from '../i18n'
 
 // Chat attachments on the client: the checks made before anything is sent, the upload with its
 // progress, and reading a file back with the login (the server serves them to their owner only).
 // Loaded with the tray on first use: none of it is in the chat's first download.
 
 export type { ChatAttachment }
+
+/**
+ * A text in the chat's language (../i18n.ts) with its values put in: `say('移除「{s}」', { s: name })`.
+ * The keys of the English dictionary keep the `{x}` marks, so a sentence may order them its way.
+ */
+export const say = (zh: string, values: Record<string, string | number> = {}): string =>
+  t(zh).replace(/\{(\w)\}/g, (mark, key: string) => String(values[key] ?? mark))
 
 /** The server's limits (modules/chat/attachments.ts; an operator may lower them there). */
 export const IMAGE_MAX = 10 * 1024 * 1024
@@ -47,30 +55,48 @@ async function head(file: Blob): Promise<Uint8Array> {
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`
 
-/** The kind of a file, or the reason it cannot be attached (in Chinese), from its size and first bytes. */
+/** The kind of a file, or the reason it cannot be attached (in the chat's language), from its size and first bytes. */
 export async function check(file: File): Promise<{ kind: Kind } | { error: string }> {
-  if (/\.(svg|html?|xhtml|xml)$/i.test(file.name) || /svg|html/.test(file.type)) return { error: MSG_ACTIVE }
-  if (file.size === 0) return { error: MSG_EMPTY }
+  if (/\.(svg|html?|xhtml|xml)$/i.test(file.name) || /svg|html/.test(file.type)) return { error: t(MSG_ACTIVE) }
+  if (file.size === 0) return { error: t(MSG_EMPTY) }
   let kind: Kind | null
   try {
     kind = kindOf(await head(file), file.name)
   } catch {
-    return { error: '无法读取该文件，请重新选择' }
+    return { error: t('无法读取该文件，请重新选择') }
   }
-  if (!kind) return { error: MSG_TYPE }
+  if (!kind) return { error: t(MSG_TYPE) }
   const max = kind === 'image' ? IMAGE_MAX : DOCUMENT_MAX
-  if (file.size > max) return { error: `${kind === 'image' ? '图片' : '文档'}不能超过 ${mb(max)}` }
+  if (file.size > max) return { error: say(kind === 'image' ? '图片不能超过 {s}' : '文档不能超过 {s}', { s: mb(max) }) }
   return { kind }
+}
+
+/**
+ * A server's message in the chat's language: its English when the dictionary has it, a name in
+ * 「」 and a number keyed as 「{s}」 and {n} (as the toaster matches them), else as the server wrote it.
+ */
+function fromServer(message: string): string {
+  const values: Record<string, string> = {}
+  const key = message
+    .replace(/「([^」]*)」/, (_, name: string) => {
+      values.s = name
+      return '「{s}」'
+    })
+    .replace(/\d+(\.\d+)?/, (n) => {
+      values.n = n
+      return '{n}'
+    })
+  return t(key) === key ? t(message) : say(key, values)
 }
 
 function envelopeError(status: number, text: string): Error {
   try {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown }
-    if (typeof body?.code === 'number' && body.code !== 2000) return new ApiError(body.code, String(body.message ?? MSG_FAILED))
+    if (typeof body?.code === 'number' && body.code !== 2000) return new ApiError(body.code, fromServer(String(body.message ?? MSG_FAILED)))
   } catch {
     /* not the envelope */
   }
-  return new NetworkError(status === 413 ? '文件太大' : MSG_FAILED)
+  return new NetworkError(t(status === 413 ? '文件太大' : MSG_FAILED))
 }
 
 /** Uploads one file with its progress in [0, 1]; resolves the server's attachment, or throws ApiError / NetworkError / the abort. */
@@ -97,13 +123,13 @@ export function upload(file: File, onProgress: (fraction: number) => void, signa
       }
       reject(envelopeError(xhr.status, xhr.responseText))
     }
-    xhr.onerror = () => reject(new NetworkError(MSG_FAILED))
-    xhr.onabort = () => reject(signal?.reason ?? new NetworkError(MSG_FAILED))
+    xhr.onerror = () => reject(new NetworkError(t(MSG_FAILED)))
+    xhr.onabort = () => reject(signal?.reason ?? new NetworkError(t(MSG_FAILED)))
     signal?.addEventListener('abort', () => xhr.abort(), { once: true })
     try {
       xhr.send(file)
     } catch (cause) {
-      reject(new NetworkError(MSG_SYSTEM_ERROR, { cause }))
+      reject(new NetworkError(t(MSG_SYSTEM_ERROR), { cause }))
     }
   })
 }
@@ -115,7 +141,7 @@ export function objectUrl(path: string): Promise<string> {
   let url = urls.get(path)
   if (!url) {
     url = fetch(`${$config.get().apiBase}${path}`, { headers: authHeaders(), credentials: 'include' }).then(async (res) => {
-      if (!res.ok) throw new NetworkError(res.status === 404 ? '附件不存在或已删除' : MSG_FAILED)
+      if (!res.ok) throw new NetworkError(t(res.status === 404 ? '附件不存在或已删除' : MSG_FAILED))
       return URL.createObjectURL(await res.blob())
     })
     url.catch(() => urls.delete(path))
@@ -124,9 +150,9 @@ export function objectUrl(path: string): Promise<string> {
   return url
 }
 
-/** 1.2 MB, 34 KB, 120 字节. */
+/** 1.2 MB, 34 KB, 120 字节 (120 bytes in English). */
 export function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} 字节`
+  if (bytes < 1024) return say('{n} 字节', { n: bytes })
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`
 }

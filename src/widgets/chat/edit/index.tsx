@@ -2,6 +2,7 @@ import { useContext, useEffect, useId, useRef, useState } from 'react'
 import type * as On from '../../../ui/events'
 import { composingEnter } from '../dom'
 import { IconButton } from '../glyphs'
+import { t } from '../i18n'
 import { report } from '../notice'
 import { ReplyContext } from '../reply'
 import { type ChatMessage, MAX_MESSAGE_LENGTH } from '../state'
@@ -53,7 +54,7 @@ export function Editor({ message, onClose }: { message: ChatMessage; onClose: ()
   const rootOf = (el: Element | null) => el?.getRootNode() as ParentNode | undefined
 
   function cancel() {
-    focusIn(rootOf(field.current), message.messageId, '[aria-label="编辑"]')
+    focusIn(rootOf(field.current), message.messageId, `[aria-label="${t('编辑')}"]`)
     onClose()
   }
 
@@ -64,7 +65,7 @@ export function Editor({ message, onClose }: { message: ChatMessage; onClose: ()
     try {
       const sent = await editMessage(message.messageId, text)
       watch?.(sent)
-      focusIn(root, sent.messageId, '[aria-label="编辑"]')
+      focusIn(root, sent.messageId, `[aria-label="${t('编辑')}"]`)
     } catch (error) {
       report(error)
       setBusy(false)
@@ -95,7 +96,7 @@ export function Editor({ message, onClose }: { message: ChatMessage; onClose: ()
         value={text}
         rows={3}
         maxLength={MAX_MESSAGE_LENGTH}
-        aria-label="编辑消息"
+        aria-label={t('编辑消息')}
         aria-describedby={hint}
         disabled={busy}
         onInput={(event: On.Input<HTMLTextAreaElement>) => setText(event.currentTarget.value)}
@@ -106,13 +107,13 @@ export function Editor({ message, onClose }: { message: ChatMessage; onClose: ()
       />
       <div className="mt-2 flex flex-wrap items-center justify-end gap-2">
         <p id={hint} className="mr-auto text-xs text-muted">
-          Enter 发送，Shift+Enter 换行，Esc 取消；原来的回复会保留为上一个版本
+          {t('Enter 发送，Shift+Enter 换行，Esc 取消；原来的回复会保留为上一个版本')}
         </p>
         <button type="button" onClick={cancel} className="h-9 px-3 rounded-lg border border-line text-sm hover:border-primary hover:text-primary">
-          取消
+          {t('取消')}
         </button>
         <button type="submit" disabled={!ok || busy} className="h-9 px-3 rounded-lg bg-primary text-primary-ink text-sm disabled:opacity-40">
-          发送
+          {t('发送')}
         </button>
       </div>
     </form>
@@ -131,7 +132,7 @@ export function Versions({ message: m }: { message: ChatMessage }) {
     const root = ref.current?.getRootNode() as ParentNode | undefined
     try {
       const id = await switchVersion(m, to)
-      focusIn(root, id, `[aria-label="${to > version ? '下一个版本' : '上一个版本'}"]:not(:disabled)`, '[data-versions] button:not(:disabled)')
+      focusIn(root, id, `[aria-label="${t(to > version ? '下一个版本' : '上一个版本')}"]:not(:disabled)`, '[data-versions] button:not(:disabled)')
     } catch (error) {
       report(error)
     }
@@ -140,7 +141,12 @@ export function Versions({ message: m }: { message: ChatMessage }) {
 
   return (
     // The position is in the group's name: read out with the button that has the focus after a switch.
-    <fieldset ref={ref} aria-label={`消息版本：第 ${version} 个，共 ${versions} 个`} data-versions="" className="mt-1 flex items-center text-xs text-muted">
+    <fieldset
+      ref={ref}
+      aria-label={t('消息版本：第 {n} 个，共 {m} 个').replace('{n}', String(version)).replace('{m}', String(versions))}
+      data-versions=""
+      className="mt-1 flex items-center text-xs text-muted"
+    >
       <IconButton icon="chevron" label="上一个版本" disabled={busy || version <= 1} onClick={() => go(version - 1)} style={{ transform: 'rotate(90deg)' }} />
       <span aria-hidden="true" className="px-1 text-center tabular-nums">
         {version}/{versions}

@@ -3,6 +3,7 @@ import type * as On from '../../../ui/events'
 import { Spinner } from '../../../ui/icons'
 import { deferred } from '../deferred'
 import { composingEnter } from '../dom'
+import { t } from '../i18n'
 
 // The search field over the topic list (part of topic-list.tsx's chunk); the results (panel.tsx)
 // load when the field is first focused.
@@ -62,8 +63,8 @@ export function SearchBox({ onPick, className, children }: SearchBoxProps) {
             type="search"
             value={input}
             maxLength={SEARCH_MAX}
-            aria-label="搜索话题和消息"
-            placeholder="搜索话题和消息"
+            aria-label={t('搜索话题和消息')}
+            placeholder={t('搜索话题和消息')}
             data-testid="chat-search"
             onFocus={() => void loadPanel().catch(() => {})}
             onInput={(e) => setInput((e.target as HTMLInputElement).value)}
@@ -72,9 +73,9 @@ export function SearchBox({ onPick, className, children }: SearchBoxProps) {
           />
         </div>
       </search>
-      <nav aria-label={query ? '搜索结果' : '话题列表'} className={className}>
+      <nav aria-label={t(query ? '搜索结果' : '话题列表')} className={className}>
         {query ? (
-          <Suspense fallback={<Spinner label="加载搜索" />}>
+          <Suspense fallback={<Spinner label={t('加载搜索')} />}>
             <SearchPanel query={query} onPick={onPick} />
           </Suspense>
         ) : (

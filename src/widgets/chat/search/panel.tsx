@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { toast } from '../../../core/emit'
+import { t } from '../i18n'
 import { errorInfo } from '../state'
 import { jumpTo, type SearchHit, type SearchResult, search, splitSnippet, when } from './search'
 
@@ -54,11 +55,15 @@ export function SearchPanel({ query, onPick }: SearchPanelProps) {
   return (
     <div ref={ref} data-testid="search-results" className="flex flex-col gap-1">
       <p role="status" className="sr-only">
-        {state.status === 'loading' ? '搜索中' : state.status === 'ready' ? `找到 ${result.topics.length + result.messages.length} 条结果` : ''}
+        {state.status === 'loading'
+          ? t('搜索中')
+          : state.status === 'ready'
+            ? t('找到 {n} 条结果').replace('{n}', String(result.topics.length + result.messages.length))
+            : ''}
       </p>
       {result.topics.length > 0 && (
         <section>
-          <h3 className="px-2 py-1.5 text-xs text-muted">话题</h3>
+          <h3 className="px-2 py-1.5 text-xs text-muted">{t('话题')}</h3>
           <ul className="flex flex-col gap-0.5">
             {result.topics.map((t) => (
               <li key={t.topicId}>
@@ -75,7 +80,7 @@ export function SearchPanel({ query, onPick }: SearchPanelProps) {
       )}
       {result.messages.length > 0 && (
         <section>
-          <h3 className="px-2 py-1.5 text-xs text-muted">消息</h3>
+          <h3 className="px-2 py-1.5 text-xs text-muted">{t('消息')}</h3>
           <ul className="flex flex-col gap-0.5">
             {result.messages.map((hit) => {
               const [before, match, after] = splitSnippet(hit)
@@ -87,7 +92,7 @@ export function SearchPanel({ query, onPick }: SearchPanelProps) {
                       <span className="shrink-0">{when(hit.createTime)}</span>
                     </span>
                     <span className="mt-0.5 block text-sm text-ink break-words line-clamp-2">
-                      {hit.role === 'assistant' ? 'AI：' : '我：'}
+                      {t(hit.role === 'assistant' ? 'AI：' : '我：')}
                       {before}
                       <mark className="rounded bg-primary/15 text-ink">{match}</mark>
                       {after}
@@ -99,8 +104,8 @@ export function SearchPanel({ query, onPick }: SearchPanelProps) {
           </ul>
         </section>
       )}
-      {state.status === 'loading' && <p className="px-3 py-6 text-center text-sm text-muted">搜索中…</p>}
-      {nothing && <p className="px-3 py-8 text-center text-sm text-muted">没有找到「{query}」相关的话题或消息</p>}
+      {state.status === 'loading' && <p className="px-3 py-6 text-center text-sm text-muted">{t('搜索中…')}</p>}
+      {nothing && <p className="px-3 py-8 text-center text-sm text-muted">{t('没有找到「{s}」相关的话题或消息').replace('{s}', query)}</p>}
       {state.status === 'error' && (
         <p role="alert" className="px-3 py-4 text-center text-sm text-danger">
           {state.message}
@@ -113,7 +118,7 @@ export function SearchPanel({ query, onPick }: SearchPanelProps) {
           disabled={state.status === 'more'}
           className="mt-1 h-9 rounded-lg border border-line text-sm text-muted hover:text-ink disabled:opacity-40"
         >
-          {state.status === 'more' ? '搜索中…' : result.messages.length ? '加载更多' : '继续搜索更早的消息'}
+          {t(state.status === 'more' ? '搜索中…' : result.messages.length ? '加载更多' : '继续搜索更早的消息')}
         </button>
       )}
     </div>
