@@ -6,6 +6,7 @@
 //
 //   node bench/cpu-request.mjs --before /tmp/base/server/dist/main.js [--after server/dist/main.js]
 //     [--endpoints user/info,ai-chat/topic/list] [--requests 2000] [--rounds 5] [--later-start] [--progress]
+//     [--accept-encoding "gzip, deflate, br"]   (as a browser asks: answers above 1 KB come compressed)
 import { rmSync } from 'node:fs'
 import http from 'node:http'
 import { loadavg, tmpdir } from 'node:os'
@@ -24,11 +25,16 @@ const builds = Object.fromEntries(
 const REQUESTS = Number(args.value('requests', 2000))
 const ROUNDS = Number(args.value('rounds', 5))
 const ENDPOINTS = String(args.value('endpoints', 'user/info')).split(',')
+const ACCEPT_ENCODING = args.value('accept-encoding', undefined)
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
 const post = (url, token) =>
   new Promise((done, fail) => {
-    const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }
+    const headers = {
+      'content-type': 'application/json',
+      ...(typeof ACCEPT_ENCODING === 'string' ? { 'accept-encoding': ACCEPT_ENCODING } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {})
+    }
     const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
       res.resume()
       res.on('end', () => (res.statusCode === 200 ? done() : fail(new Error(`${url} answered ${res.statusCode}`))))
