@@ -4,18 +4,14 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type Plugin } from 'esbuild'
-import npmVendors from '../../scripts/npm-vendors.mjs'
-import { menuDefine } from '../../scripts/tools.mjs'
 
 // KaTeX and mermaid are optional peers loaded at run time (issue 16): the npm build's plugin
 // (scripts/npm-vendors.mjs) leaves no `katex` or `mermaid` import for an app's bundler to resolve.
-// The package's code is built here with esbuild and that plugin (tsup adds .d.ts and a tree-shake
-// on top), then the React example is bundled against it with a resolver that has no katex and no
+// The package's code is built here by tsup with the package's own config (without .d.ts), then the React example is bundled against it with a resolver that has no katex and no
 // mermaid, as an app that installed only `lingxi`, react and react-dom. After `npm run build`, the
 // real dist/npm and the CDN's vendor facades are checked too.
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..')
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
 /** A bare import of either library, static, dynamic or required. */
 const BARE = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["'](?:katex|mermaid)(?:\/[^"']*)?["']/
 /** Code of the libraries themselves: KaTeX's parser error, mermaid's error diagram. */
@@ -26,22 +22,16 @@ const URL_TEMPLATE = ['vendor/$', '{name}.js'].join('')
 const work = mkdtempSync(join(tmpdir(), 'lingxi-npm-vendors-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-/** The npm entry built like tsup.config.ts does it, into `out`; with `plugin: false`, katex and mermaid external as tsup would leave peers. */
+/**
+ * The npm package built by tsup with the package's own config (tsup.config.ts) into `out`; with
+ * `plugin: false`, without the npm-vendors plugin, so katex and mermaid stay external as tsup leaves
+ * peers (the build before issue 16).
+ */
 async function buildPackage(out: string, plugin: boolean): Promise<Map<string, string>> {
-  await build({
-    entryPoints: { index: join(root, 'src/npm/index.ts') },
-    outdir: out,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    target: 'es2020',
-    platform: 'browser',
-    jsx: 'automatic',
-    define: { __LINGXI_MENU__: menuDefine },
-    external: ['react', 'react-dom', 'react/jsx-runtime', ...Object.keys(pkg.dependencies), ...(plugin ? [] : ['katex', 'mermaid'])],
-    plugins: plugin ? [npmVendors()] : [],
-    logLevel: 'silent'
-  })
+  const { build: tsup } = await import('tsup')
+  const config = (await import('../../tsup.config')).default as Record<string, unknown>
+  const without = plugin ? {} : { esbuildPlugins: [], noExternal: [] }
+  await tsup({ ...config, ...without, outDir: out, dts: false, sourcemap: false, silent: true, clean: false })
   return new Map(readdirSync(out).map((file) => [file, readFileSync(join(out, file), 'utf8')]))
 }
 
