@@ -18,7 +18,12 @@
 // --interval 2, --rounds 3, --accounts 20, --json <file> (save the results), --write (save them
 // to bench/results/after-stream.json and rewrite docs/benchmarks.md), --moderation [N] (a second
 // Lingxi with the local word list on — N generated entries, default 20000 — in the same rounds, and
-// its figures against moderation off: the goal is ≤ 1.1× on delta latency). Printed, not asserted.
+// its figures against moderation off: the goal is ≤ 1.1× on delta latency), --cpu-prof <dir> (the
+// Lingxi server runs under V8's profiler; its .cpuprofile files land in <dir> when it stops: read
+// them with node bench/stream-profile.mjs <dir>), --backend pglite|postgres|postgres+redis (default
+// the embedded database; the others use a scratch database on 127.0.0.1:5432 and Redis on :6379),
+// --trace-queries <file> (every query and request of the server, timed, to <file>: bench/trace-queries.mjs).
+// Printed, not asserted.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
@@ -26,6 +31,7 @@ import { join } from 'node:path'
 import {
   api,
   cpuMicros,
+  dropRedisKeys,
   flags,
   freePort,
   inParallel,
@@ -36,6 +42,7 @@ import {
   percentile,
   readDeltas,
   retryOnReset,
+  scratchDatabase,
   serverMain,
   sleep,
   startLingxi,
@@ -53,6 +60,8 @@ const INTERVAL = Number(args.value('interval', 2))
 const ROUNDS = Number(args.value('rounds', 3))
 const ACCOUNTS = Number(args.value('accounts', 20))
 const MODEL = 'bench-model'
+const BACKEND = args.value('backend', 'pglite')
+const REDIS_URL = 'redis://127.0.0.1:6379'
 const MODERATION = args.has('moderation') ? Number(args.value('moderation', true) === true ? 20_000 : args.value('moderation')) : 0
 
 /**
@@ -149,6 +158,7 @@ const MEASURES = ['latencyMeanMs', 'latencyP50Ms', 'latencyP99Ms', 'firstDeltaMs
 const summarise = (rounds) => Object.fromEntries(MEASURES.map((m) => [m, median(rounds.map((r) => r[m]))]).concat([['rounds', rounds]]))
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lingxi-bench-stream-'))
+const database = BACKEND === 'pglite' ? undefined : await scratchDatabase('postgres://postgres@127.0.0.1:5432/postgres', `lingxi_stream_${process.pid}`)
 try {
   const upstream = await startProcess('upstream', ['bench/upstream.mjs', '--events', String(EVENTS), '--interval', String(INTERVAL)], {
     ready: /upstream listening \d+/
@@ -156,11 +166,17 @@ try {
   const upstreamUrl = `http://127.0.0.1:${/upstream listening (\d+)/.exec(upstream.output)[1]}`
   const relayPort = await freePort()
   const relay = await startProcess('relay', ['bench/relay.mjs', upstreamUrl, String(relayPort)], { ready: /relay listening/ })
+  const profileDir = args.value('cpu-prof', '')
+  const traceFile = args.value('trace-queries', '')
   const lingxi = await startLingxi({
     main,
     dataDir,
     phones: ACCOUNTS,
-    extraEnv: { OPENAI_BASE_URL: upstreamUrl, OPENAI_API_KEY: 'sk-bench', OPENAI_MODELS: MODEL }
+    backend: BACKEND,
+    databaseUrl: database?.url,
+    redisUrl: REDIS_URL,
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : traceFile ? ['--import', join(import.meta.dirname, 'trace-queries.mjs')] : [],
+    extraEnv: { OPENAI_BASE_URL: upstreamUrl, OPENAI_API_KEY: 'sk-bench', OPENAI_MODELS: MODEL, ...(traceFile ? { LINGXI_TRACE_FILE: traceFile } : {}) }
   })
   const most = Math.max(4, ...COUNTS)
   /** Accounts and one topic per stream (a topic streams one reply at a time), spread over the accounts as users would be. */
@@ -222,6 +238,7 @@ try {
     date: new Date().toISOString(),
     machine: machine(),
     server: main,
+    backend: BACKEND,
     events: EVENTS,
     intervalMs: INTERVAL,
     rounds: ROUNDS,
@@ -229,8 +246,10 @@ try {
     results
   }
   saveResults(args, saved)
+  if (BACKEND === 'postgres+redis') await dropRedisKeys(REDIS_URL, lingxi.prefix)
 } finally {
   agent.destroy()
+  await database?.drop()
   rmSync(dataDir, { recursive: true, force: true })
 }
 process.exit(0)
