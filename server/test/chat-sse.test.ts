@@ -97,6 +97,17 @@ describe('reply streams', () => {
     expect(((await anonymous.json()) as { code: number }).code).toBe(50011004)
   })
 
+  it('a reply still generating here is followed without reading its row, and stays 404 to another account', async () => {
+    const { token, requestId, replyId } = await started({ kind: 'stream', chunks: CHUNKS, usage: { prompt_tokens: 7, completion_tokens: 5 }, delayMs: 60 })
+    expect(ctx.h.chat.stats().generations).toBe(1)
+    const other = await chat.user('13900139001')
+    const refused = await chat.subscribe(other.token, requestId)
+    expect(refused.status).toBe(404)
+    expect(await refused.json()).toEqual({ code: 40400001, message: '请求不存在或已删除', data: null })
+    // The owner's stream opens before the first delta may exist and still gets the whole answer.
+    expect(await readAll(await chat.subscribe(token, requestId))).toBe(expectedFrames(replyId))
+  })
+
   it('frees a subscriber that goes away (in-process and over a real socket)', async () => {
     const { token, requestId } = await started({ kind: 'stream', chunks: CHUNKS, hangAfter: 1 })
     const text = await readAll(await chat.subscribe(token, requestId), (t) => t.includes('\n\n'))

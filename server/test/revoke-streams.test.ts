@@ -14,8 +14,22 @@ import { useHarness } from './helpers/database-hooks.js'
 import { createHarness } from './helpers/harness.js'
 
 // The reply lookup that runs between a stream's authentication and its registration: the race
-// test holds streams there while their session is revoked.
+// test holds streams there while their session is revoked. A reply generated on this node needs
+// no lookup (modules/chat/stream-route.ts), so while the gate is set the runtime says it generates
+// none here, as for a reply generated on another node, which is read from the database.
 const gate = vi.hoisted(() => ({ hold: undefined as Promise<void> | undefined, waiting: 0 }))
+vi.mock('../src/replies/runtime.js', async (importOriginal) => {
+  const runtime = await importOriginal<typeof import('../src/replies/runtime.js')>()
+  return {
+    ...runtime,
+    createChatRuntime(...args: Parameters<typeof runtime.createChatRuntime>) {
+      const created = runtime.createChatRuntime(...args)
+      const generating = created.generating.bind(created)
+      created.generating = (accountId, requestId) => (gate.hold ? undefined : generating(accountId, requestId))
+      return created
+    }
+  }
+})
 vi.mock('../src/modules/chat/repo.js', async (importOriginal) => {
   const repo = await importOriginal<typeof import('../src/modules/chat/repo.js')>()
   return {

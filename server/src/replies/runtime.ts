@@ -66,6 +66,7 @@ export interface ChatRuntimeOptions {
 }
 
 interface Running {
+  replyId: string
   controller: AbortController
   done: Promise<void>
 }
@@ -85,6 +86,11 @@ export interface ChatRuntime {
   nodeId: string | null
   /** Starts generating a reply whose row exists with status streaming; runs whether or not anyone listens. */
   start(job: GenerationJob): void
+  /**
+   * The reply this node is generating for the account's requestId, if any: its row exists and is
+   * the account's, so a subscriber needs no database read to know it (modules/chat/stream-route.ts).
+   */
+  generating(accountId: string, requestId: string): string | undefined
   /** Stops a reply's generation, wherever it runs, and waits until the reply has its final status. */
   stop(accountId: string, requestId: string): Promise<void>
   /**
@@ -286,7 +292,11 @@ export function createChatRuntime(options: ChatRuntimeOptions): ChatRuntime {
         .finally(() => {
           if (running.get(key)?.controller === controller) running.delete(key)
         })
-      running.set(key, { controller, done })
+      running.set(key, { replyId: job.replyId, controller, done })
+    },
+
+    generating(accountId, requestId) {
+      return running.get(streamKey(accountId, requestId))?.replyId
     },
 
     async stop(accountId, requestId) {

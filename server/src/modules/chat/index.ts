@@ -37,7 +37,7 @@ export const chat = defineModule({
         registerMessageListRoutes(api, deps.replies, deps.replyCodes)
         registerAttachmentRoutes(api, { kv: deps.kv, limits: deps.config.chat.attachments })
         registerRoleRoutes(api, deps.config.publicUrl, moderator)
-        registerStreamRoute(api, deps.streams, deps.replyCodes)
+        registerStreamRoute(api, deps.streams, deps.replyCodes, deps.replies)
         // Issue 20: automatic titles, search, prompt shortcuts.
         titles = createTitles({ api, runtime: deps.replies, settings: deps.config.chat, logger: deps.logger })
         registerTitleRoutes(api, titles, CHAT_PERMISSION, CHAT_BASE)

@@ -78,11 +78,13 @@ export function registerMessageRoutes(
     },
     async ({ body, auth }) => {
       const accountId = auth.account.id
-      const topic = await requireTopic(db, accountId, body.topicId)
-      if (body.requestId) {
-        const existing = await findReplyByRequest(db, accountId, body.requestId)
-        if (existing) return previous(existing, topic.id)
-      }
+      // Independent reads go together: on the embedded database each waits its turn anyway, but
+      // without a round trip of this thread between them.
+      const [topic, existing] = await Promise.all([
+        requireTopic(db, accountId, body.topicId),
+        body.requestId ? findReplyByRequest(db, accountId, body.requestId) : undefined
+      ])
+      if (existing) return previous(existing, topic.id)
       // Checked before anything is held, stored or sent upstream.
       await assertTexts(moderator, accountId, [
         { kind: 'chat', text: body.content, source: 'chat.message', what: '消息' },
@@ -91,7 +93,7 @@ export function registerMessageRoutes(
       ])
       const messageId = randomUUID()
       const contentTokens = await countTokens(body.content)
-      const attachments = await unsentAttachments(db, accountId, body.attachmentIds ?? [])
+      const [attachments, tree] = await Promise.all([unsentAttachments(db, accountId, body.attachmentIds ?? []), loadTree(db, topic)])
       // What the files bring to the model is checked like the message: their names and their text.
       await assertTexts(
         moderator,
@@ -102,7 +104,7 @@ export function registerMessageRoutes(
         ])
       )
       // The question follows the end of the branch shown.
-      const branch = activePath(await loadTree(db, topic))
+      const branch = activePath(tree)
       return startReply({
         auth,
         topic,
@@ -116,20 +118,23 @@ export function registerMessageRoutes(
           // Another send went in meanwhile (a second tab): this one follows it, on the same branch.
           const locked = await lockTopic(tx, topic.id)
           const moved = locked?.leafId && locked.leafId !== topic.leafId
-          await tx.insert(chatMessages).values({
-            id: messageId,
-            accountId,
-            topicId: topic.id,
-            role: 'user',
-            content: body.content,
-            status: 'complete',
-            prevId: moved ? locked.leafId : (branch.at(-1)?.id ?? topic.id),
-            contentTokens,
-            createdAt: reply.createdAt,
-            updatedAt: reply.createdAt
-          })
+          // The question and its reply in one statement (rows in this order, so seq orders them too).
+          await tx.insert(chatMessages).values([
+            {
+              id: messageId,
+              accountId,
+              topicId: topic.id,
+              role: 'user',
+              content: body.content,
+              status: 'complete',
+              prevId: moved ? locked.leafId : (branch.at(-1)?.id ?? topic.id),
+              contentTokens,
+              createdAt: reply.createdAt,
+              updatedAt: reply.createdAt
+            },
+            reply
+          ])
           await linkAttachments(tx, attachments, messageId, reply.createdAt as Date)
-          await tx.insert(chatMessages).values(reply)
         }
       })
     }
@@ -179,20 +184,22 @@ export function registerMessageRoutes(
         requestId: body.requestId,
         parentId: messageId,
         async write(tx, reply) {
-          await tx.insert(chatMessages).values({
-            id: messageId,
-            accountId,
-            topicId: topic.id,
-            role: 'user',
-            content: body.content,
-            status: 'complete',
-            prevId: before,
-            contentTokens,
-            createdAt: reply.createdAt,
-            updatedAt: reply.createdAt
-          })
+          await tx.insert(chatMessages).values([
+            {
+              id: messageId,
+              accountId,
+              topicId: topic.id,
+              role: 'user',
+              content: body.content,
+              status: 'complete',
+              prevId: before,
+              contentTokens,
+              createdAt: reply.createdAt,
+              updatedAt: reply.createdAt
+            },
+            reply
+          ])
           await copyAttachments(tx, files, messageId, reply.createdAt as Date)
-          await tx.insert(chatMessages).values(reply)
         }
       })
     }

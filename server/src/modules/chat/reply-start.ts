@@ -55,9 +55,9 @@ export function replyStarter(api: Api, runtime: ChatRuntime) {
     const accountId = auth.account.id
     const model = await requireModel(runtime, topic.model)
     checkVision(model, input.attachments ?? [])
-    await requireTokens(db, auth.account.id)
     const budget = model.contextLength - answerReserve(model)
-    const history = topic.contextEnabled === 1 ? await loadBranchHistory(db, input.branch, budget) : []
+    // The early refusal and the history's read go together (one round trip, not two).
+    const [, history] = await Promise.all([requireTokens(db, auth.account.id), topic.contextEnabled === 1 ? loadBranchHistory(db, input.branch, budget) : []])
     const files = input.attachments?.length ? await attachmentTurn(api.storage, model, input.attachments) : undefined
     const context = await buildContext({
       model,

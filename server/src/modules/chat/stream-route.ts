@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.js'
 import type { StreamEvent } from '../../events/bus.js'
 import { type Api, type AppContext, requireAuth, requirePermission } from '../../http/api.js'
 import { type EventStreams, lastEventId, type SseSink, sseResponse } from '../../http/sse.js'
-import { streamKey } from '../../replies/runtime.js'
+import { type ChatRuntime, streamKey } from '../../replies/runtime.js'
 import { type FinalStatus, terminalEvent } from '../../replies/wire.js'
 import { findReplyByRequest, REQUEST_NOT_FOUND } from './repo.js'
 import { CHAT_BASE } from './topic-routes.js'
@@ -69,8 +69,12 @@ function silentChecker(db: Db, logger: EventStreams['logger']) {
  * `GET /api/v1/ai-chat/sse/subscribe/{requestId}`: one reply's numbered events, replayed from
  * Last-Event-ID. Any tool's replies stream here (hot news' 解读, order drafts), so `codes` are the
  * reply codes of every module.
+ *
+ * A reply this node is generating is followed without a database read (the runtime knows its row
+ * exists and is the account's): on the embedded database every query waits behind the sends in
+ * flight, and the subscribe comes right after its send (docs/benchmarks.md, first delta).
  */
-export function registerStreamRoute(api: Api, streams: EventStreams, codes: readonly string[]): void {
+export function registerStreamRoute(api: Api, streams: EventStreams, codes: readonly string[], runtime: Pick<ChatRuntime, 'generating'>): void {
   const { db } = api
   const { logger } = streams
   api.docs.push({
@@ -103,8 +107,9 @@ export function registerStreamRoute(api: Api, streams: EventStreams, codes: read
     const auth = await requireAuth(api, c)
     const accountId = auth.account.id
     const requestId = c.req.param('requestId')!.toLowerCase()
-    const reply = await findReplyByRequest(db, accountId, requestId)
-    if (!reply) throw new ApiError(40400001, REQUEST_NOT_FOUND)
+    const local = runtime.generating(accountId, requestId)
+    const replyId = local ?? (await findReplyByRequest(db, accountId, requestId))?.id
+    if (!replyId) throw new ApiError(40400001, REQUEST_NOT_FOUND)
     const afterId = lastEventId(c.req.header('last-event-id'))
 
     return sseResponse({
@@ -124,8 +129,10 @@ export function registerStreamRoute(api: Api, streams: EventStreams, codes: read
         })
         onClose(() => follow.close())
         if (sink.closed) return
-        if (!follow.known) {
-          const row = await readRow(accountId, reply.id)
+        // Nothing on the bus yet: a reply generated here is still streaming (its final event, once
+        // appended, is replayed by follow); any other is read from its row.
+        if (!follow.known && !local) {
+          const row = await readRow(accountId, replyId)
           if (!row) return sink.close()
           if (row.status !== 'streaming') {
             follow.close()
@@ -140,11 +147,11 @@ export function registerStreamRoute(api: Api, streams: EventStreams, codes: read
               heard = false
               return
             }
-            statusOfSilent(reply.id, (status) => {
+            statusOfSilent(replyId, (status) => {
               if (sink.closed || status === 'streaming') return
               if (status === null) return sink.close()
               // Finished, and its final event never came: the whole row, for this stream alone.
-              readRow(accountId, reply.id)
+              readRow(accountId, replyId)
                 .then((row) => {
                   if (sink.closed) return
                   if (!row) return sink.close()
