@@ -69,6 +69,30 @@ describe('PGlite in a worker thread', () => {
     expect(await outside).toEqual([1, 2, 10])
   })
 
+  it('runs the statements of concurrent transactions inside their own, one transaction at a time', async () => {
+    const before = await ids()
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, k) =>
+        database.db.transaction(async (tx) => {
+          const first = tx.execute(sql.raw(`insert into t (id) values (${100 + k})`))
+          const seen = tx.execute(sql.raw(`select count(*)::int as n from t where id between 100 and 199`))
+          await first
+          const { rows: counted } = (await seen) as unknown as { rows: { n: number }[] }
+          await tx.execute(sql.raw(`insert into t (id) values (${200 + k})`))
+          if (k % 5 === 4) throw new Error(`transaction ${k} changed its mind`)
+          return counted[0]!.n
+        })
+      )
+    )
+    // Each saw its own row and the rows of those committed before it: never a row of one still open.
+    const committed = results.flatMap((r, k) => (r.status === 'fulfilled' ? [{ k, n: r.value }] : []))
+    expect(committed).toHaveLength(16)
+    expect(new Set(committed.map((c) => c.n)).size).toBe(16)
+    for (const [k, r] of results.entries()) if (r.status === 'rejected') expect(String(r.reason)).toContain(`transaction ${k} changed its mind`)
+    const kept = Array.from({ length: 20 }, (_, k) => k).filter((k) => k % 5 !== 4)
+    expect(await ids()).toEqual([...before, ...kept.map((k) => 100 + k), ...kept.map((k) => 200 + k)].sort((a, b) => a - b))
+  })
+
   it('runs a long query without stopping this thread', async () => {
     let ticks = 0
     const timer = setInterval(() => ticks++, 5)

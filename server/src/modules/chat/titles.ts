@@ -29,6 +29,8 @@ const MODEL_TIMEOUT_MS = 15_000
 const WAIT_MS = 12_000
 /** Model titles written at once by this node; more fall back to the question's title. */
 const MAX_RUNNING = 8
+/** Topics remembered as needing no title; the memory is cleared when it is full. */
+const NAMED_MAX = 100_000
 
 const PROMPT = '你是标题助手。根据用户的第一条消息，为这段对话起一个简短的中文标题，不超过 12 个字。只输出标题本身，不要标点、引号或解释。'
 
@@ -85,6 +87,16 @@ export function createTitles(deps: {
   const { db } = api
   /** Model titles being written here, by topic. */
   const running = new Map<string, Promise<void>>()
+  /**
+   * Topics that need no automatic title: titled, or named by the user. Neither ever needs one
+   * again, so a reply settled in them (every reply after the first) costs no query here: it would
+   * otherwise read the first question and try the update before the reply's final event.
+   */
+  const named = new Set<string>()
+  const remember = (topicId: string) => {
+    if (named.size >= NAMED_MAX) named.clear()
+    named.add(topicId)
+  }
   const provider =
     deps.provider ??
     (settings.openai
@@ -132,7 +144,7 @@ export function createTitles(deps: {
 
   /** After a reply is saved: a complete answer to a question names its topic, once. */
   async function onSettled(row: ChatMessage): Promise<void> {
-    if (row.role !== 'assistant' || row.status !== 'complete' || !row.parentId) return
+    if (row.role !== 'assistant' || row.status !== 'complete' || !row.parentId || named.has(row.topicId)) return
     const [first] = await db
       .select({ content: chatMessages.content })
       .from(chatMessages)
@@ -147,6 +159,7 @@ export function createTitles(deps: {
       .set(fallback ? { name: fallback, titledAt: at } : { titledAt: at })
       .where(and(eq(chatTopics.id, row.topicId), eq(chatTopics.titleSource, 'auto'), isNull(chatTopics.titledAt)))
       .returning()
+    remember(row.topicId)
     if (!topic || !fallback || !settings.titleModel || running.size >= MAX_RUNNING) return
     const done = byModel(topic, question, fallback).finally(() => running.delete(topic.id))
     running.set(topic.id, done)
