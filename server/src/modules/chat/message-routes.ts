@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { AuthInfo } from '../../auth/sessions.js'
+import type { Tx } from '../../db/database.js'
 import { chatMessages, chatTopics } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import { type Api, defineRoute } from '../../http/api.js'
@@ -40,6 +41,19 @@ export const EDITS_PER_MINUTE = 30
 export const SWITCHES_PER_MINUTE = 120
 
 /** Sending, editing, switching versions and regenerating (reading and deleting: message-list-routes.ts). */
+/**
+ * A question and the reply that answers it, in one statement: the rows in this order, so `seq`
+ * orders them too. The question belongs to the reply's account and topic and has its time.
+ */
+function insertQuestionAndReply(
+  tx: Tx,
+  question: { id: string; content: string; prevId: string | null; contentTokens: number },
+  reply: typeof chatMessages.$inferInsert
+) {
+  const { accountId, topicId, createdAt } = reply
+  return tx.insert(chatMessages).values([{ ...question, accountId, topicId, role: 'user', status: 'complete', createdAt, updatedAt: createdAt }, reply])
+}
+
 export function registerMessageRoutes(
   api: Api,
   runtime: ChatRuntime,
@@ -118,22 +132,11 @@ export function registerMessageRoutes(
           // Another send went in meanwhile (a second tab): this one follows it, on the same branch.
           const locked = await lockTopic(tx, topic.id)
           const moved = locked?.leafId && locked.leafId !== topic.leafId
-          // The question and its reply in one statement (rows in this order, so seq orders them too).
-          await tx.insert(chatMessages).values([
-            {
-              id: messageId,
-              accountId,
-              topicId: topic.id,
-              role: 'user',
-              content: body.content,
-              status: 'complete',
-              prevId: moved ? locked.leafId : (branch.at(-1)?.id ?? topic.id),
-              contentTokens,
-              createdAt: reply.createdAt,
-              updatedAt: reply.createdAt
-            },
+          await insertQuestionAndReply(
+            tx,
+            { id: messageId, content: body.content, prevId: moved ? locked.leafId : (branch.at(-1)?.id ?? topic.id), contentTokens },
             reply
-          ])
+          )
           await linkAttachments(tx, attachments, messageId, reply.createdAt as Date)
         }
       })
@@ -184,21 +187,7 @@ export function registerMessageRoutes(
         requestId: body.requestId,
         parentId: messageId,
         async write(tx, reply) {
-          await tx.insert(chatMessages).values([
-            {
-              id: messageId,
-              accountId,
-              topicId: topic.id,
-              role: 'user',
-              content: body.content,
-              status: 'complete',
-              prevId: before,
-              contentTokens,
-              createdAt: reply.createdAt,
-              updatedAt: reply.createdAt
-            },
-            reply
-          ])
+          await insertQuestionAndReply(tx, { id: messageId, content: body.content, prevId: before, contentTokens }, reply)
           await copyAttachments(tx, files, messageId, reply.createdAt as Date)
         }
       })
