@@ -1,10 +1,12 @@
 import type { Context } from 'hono'
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import { deleteCookie, setCookie } from 'hono/cookie'
+import { parse } from 'hono/utils/cookie'
 import type { Db } from '../db/database.js'
 import { ApiError } from '../errors.js'
 import { checkPartnerOrigin, type PartnerOrigins } from './partner-origin.js'
 import { type AuthCache, type AuthInfo, authenticate, renewSession } from './sessions.js'
 import { BROWSER_SESSION_TTL_MS, sha256Hex } from './tokens.js'
+import { requestHeader } from '../http/request-header.js'
 
 /**
  * The browser session (docs/decisions/0019-session-cookie.md): the token lives only in this
@@ -24,7 +26,13 @@ const COOKIE_PATH = '/api/'
 
 /** A browser page calls (it sends Origin on every cross-origin call and on same-origin POSTs); scripts and the CLI do not. */
 export function fromBrowser(c: Context): boolean {
-  return Boolean(c.req.header('origin'))
+  return Boolean(requestHeader(c, 'origin'))
+}
+
+/** The session cookie's value, as hono's getCookie reads it, from the Cookie header(s). */
+function sessionCookie(c: Context): string | undefined {
+  const header = requestHeader(c, 'cookie')
+  return header ? parse(header, SESSION_COOKIE)[SESSION_COOKIE] : undefined
 }
 
 export function setSessionCookie(c: Context, token: string, ttlMs = BROWSER_SESSION_TTL_MS): void {
@@ -56,9 +64,9 @@ export interface SessionDeps {
  * and the renewed cookie goes out with the answer.
  */
 export async function authenticateRequest(c: Context, deps: SessionDeps): Promise<AuthInfo> {
-  const header = c.req.header('authorization')
-  const cookie = header?.trim() ? undefined : getCookie(c, SESSION_COOKIE)
-  if (cookie && !c.req.header(CSRF_HEADER)) throw new ApiError(40300001, CSRF_REFUSED)
+  const header = requestHeader(c, 'authorization')
+  const cookie = header?.trim() ? undefined : sessionCookie(c)
+  if (cookie && !requestHeader(c, CSRF_HEADER)) throw new ApiError(40300001, CSRF_REFUSED)
   const token = cookie ? `Bearer ${cookie}` : header
   const now = deps.now()
   const auth = await authenticate(deps.db, token, now, deps.sessions).catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import { ApiError } from '../errors.js'
 import type { AuthInfo } from './sessions.js'
+import { requestHeader } from '../http/request-header.js'
 
 /** Accounts made by a partner's identify (auth/partner.ts) carry this en_code and a placeholder phone. */
 export const PARTNER_EN_CODE = 'pt'
@@ -27,7 +28,7 @@ export const partnerOriginsOf =
  */
 export function checkPartnerOrigin(c: Context, auth: AuthInfo, originsOf: PartnerOrigins | undefined): void {
   if (!auth.partnerId) return
-  const origin = c.req.header('origin')
+  const origin = requestHeader(c, 'origin')
   const allowed = originsOf?.(auth.partnerId)
   if (!allowed) throw new ApiError(40300001, `合作方「${auth.partnerId}」已停用，其登录会话不再有效`)
   if (!origin || !allowed.includes(origin)) {

@@ -1,4 +1,5 @@
 import type { Context } from 'hono'
+import { requestHeader } from '../http/request-header.js'
 
 /** 13800135678 → 138****5678; a shorter number keeps its first 2 and last 2 digits; '' stays ''. */
 export function maskPhone(phone: string): string {
@@ -19,13 +20,13 @@ export interface PhoneViewSettings {
  * page — a partner embedding a widget — sees it masked (docs/decisions/0019-session-cookie.md).
  */
 export function seesFullPhone(c: Context, settings: PhoneViewSettings): boolean {
-  const origin = c.req.header('origin')
+  const origin = requestHeader(c, 'origin')
   if (!origin) return true
   if (settings.trustedOrigins.includes(origin)) return true
   try {
     const page = new URL(origin)
     // The site itself: its public origin, or the host this request was sent to (a same-origin call).
-    return page.origin === new URL(settings.publicUrl).origin || page.host === c.req.header('host')
+    return page.origin === new URL(settings.publicUrl).origin || page.host === requestHeader(c, 'host')
   } catch {
     return false
   }

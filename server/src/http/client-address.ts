@@ -1,5 +1,6 @@
 import type { HttpBindings } from '@hono/node-server'
 import type { Context } from 'hono'
+import { requestHeader } from './request-header.js'
 
 /**
  * The address a request came from, for per-address rate limits. X-Forwarded-For is only
@@ -10,7 +11,7 @@ export function clientAddress(c: Context, trustProxy: number): string {
   const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket
   const direct = socket?.remoteAddress ?? 'unknown'
   if (trustProxy <= 0) return direct
-  const hops = (c.req.header('x-forwarded-for') ?? '')
+  const hops = (requestHeader(c, 'x-forwarded-for') ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)

@@ -4,6 +4,7 @@ import { deflate, deflateSync, gzip, gzipSync } from 'node:zlib'
 import type { Context, MiddlewareHandler } from 'hono'
 import { parseAccept } from 'hono/utils/accept'
 import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/utils/compress'
+import { requestHeader } from './request-header.js'
 
 /**
  * Response compression, in place of hono/compress, which pipes every compressible answer through a
@@ -67,7 +68,7 @@ function acceptEncodingOf(c: Context): string | undefined {
   // Node's own header object when the app runs on @hono/node-server (no Web Headers are built for it).
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
   if (incoming && typeof incoming.headers === 'object') return incoming.headers['accept-encoding']
-  return c.req.header('accept-encoding')
+  return requestHeader(c, 'accept-encoding')
 }
 
 const byteLength = (body: Plain) => (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)

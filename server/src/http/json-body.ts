@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http'
 import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import { incomingOf } from './request-header.js'
 
 /**
  * Request bodies read from Node's request itself when the server runs on @hono/node-server.
@@ -11,12 +11,6 @@ import { bodyLimit } from 'hono/body-limit'
  * Content-Length header, and the text is gathered from Node's stream; without Node's request (tests'
  * app.request()), or for a chunked body (no length to check before reading), hono's own way.
  */
-
-/** Node's request behind the context, when the app runs on @hono/node-server. */
-function incomingOf(c: Context): IncomingMessage | undefined {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming as IncomingMessage | undefined
-  return typeof incoming?.on === 'function' && typeof incoming.headers === 'object' ? incoming : undefined
-}
 
 /** Refuses a body over `maxSize` bytes (`onError` answers), reading no more of it than hono's bodyLimit would. */
 export function requestBodyLimit(options: { maxSize: number; onError: (c: Context) => Response | Promise<Response> }): MiddlewareHandler {

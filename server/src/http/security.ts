@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono'
+import { requestHeader } from './request-header.js'
 
 /**
  * Headers of these middlewares are set before the handler runs, so that the answer made by c.json()
@@ -25,9 +26,9 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID, X-Lingxi-Re
 export function cors(origins: readonly string[]): MiddlewareHandler {
   const allowed = new Set(origins)
   return async (c, next) => {
-    const origin = c.req.header('origin')
+    const origin = requestHeader(c, 'origin')
     const ok = origin !== undefined && allowed.has(origin)
-    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
+    if (c.req.method === 'OPTIONS' && requestHeader(c, 'access-control-request-method')) {
       const headers = new Headers({ Vary: 'Origin' })
       if (ok) {
         headers.set('Access-Control-Allow-Origin', origin)

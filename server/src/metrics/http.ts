@@ -5,6 +5,7 @@ import type { AppContext, AppEnv } from '../http/api.js'
 import { clientAddress } from '../http/client-address.js'
 import { type RequestContext, requestContext } from '../logger.js'
 import type { Metrics } from './registry.js'
+import { requestHeader } from '../http/request-header.js'
 
 /** One access-log line: what docs/deployment.md ("Access log") lists. */
 export interface AccessEntry {
@@ -84,7 +85,7 @@ export function trackRequests(options: RequestTrackingOptions): MiddlewareHandle
   const { metrics, trustProxy, accessLog } = options
   return async (c, next) => {
     const started = performance.now()
-    const given = trustProxy > 0 ? c.req.header('x-request-id') : undefined
+    const given = trustProxy > 0 ? requestHeader(c, 'x-request-id') : undefined
     const requestId = given && ACCEPTED_ID.test(given) ? given : randomUUID()
     c.set('requestId', requestId)
     // Before the handler, so that every answer made through the context carries it at no cost.
