@@ -7,9 +7,10 @@ import { build, type Plugin } from 'esbuild'
 
 // KaTeX and mermaid are optional peers loaded at run time (issue 16): the npm build's plugin
 // (scripts/npm-vendors.mjs) leaves no `katex` or `mermaid` import for an app's bundler to resolve.
-// The package's code is built here by tsup with the package's own config (without .d.ts), then the React example is bundled against it with a resolver that has no katex and no
-// mermaid, as an app that installed only `lingxi`, react and react-dom. After `npm run build`, the
-// real dist/npm and the CDN's vendor facades are checked too.
+// The package's code is built here by tsup with the package's own config (without .d.ts), then the
+// React example is bundled against it with a resolver that has no katex and no mermaid, as an app
+// that installed only `lingxi`, react and react-dom. After `npm run build`, the real dist/npm and
+// the CDN's vendor facades are checked too.
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..')
 /** A bare import of either library, static, dynamic or required. */

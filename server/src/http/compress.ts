@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http'
 import { promisify } from 'node:util'
 import { deflate, deflateSync, gzip, gzipSync } from 'node:zlib'
 import type { Context, MiddlewareHandler } from 'hono'
@@ -64,13 +63,6 @@ function encodingFor(header: string | undefined): Encoding | undefined {
   return encoding
 }
 
-function acceptEncodingOf(c: Context): string | undefined {
-  // Node's own header object when the app runs on @hono/node-server (no Web Headers are built for it).
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
-  if (incoming && typeof incoming.headers === 'object') return incoming.headers['accept-encoding']
-  return requestHeader(c, 'accept-encoding')
-}
-
 const byteLength = (body: Plain) => (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
 const bytesOf = (body: Plain) => (typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? body : new Uint8Array(body))
 
@@ -106,7 +98,7 @@ export function compressAnswers(options: CompressOptions = {}): MiddlewareHandle
   const streamThreshold = options.streamThreshold ?? 256
   const syncLimit = options.syncLimit ?? 16 * 1024
   return async (c, next) => {
-    const encoding = c.req.method === 'HEAD' ? undefined : encodingFor(acceptEncodingOf(c))
+    const encoding = c.req.method === 'HEAD' ? undefined : encodingFor(requestHeader(c, 'accept-encoding'))
     const plain = encoding ? new WeakMap<Response, Plain>() : undefined
     if (plain) notePlainBodies(c, plain)
     await next()

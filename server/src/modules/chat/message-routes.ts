@@ -40,7 +40,6 @@ const requestIdField = z
 export const EDITS_PER_MINUTE = 30
 export const SWITCHES_PER_MINUTE = 120
 
-/** Sending, editing, switching versions and regenerating (reading and deleting: message-list-routes.ts). */
 /**
  * A question and the reply that answers it, in one statement: the rows in this order, so `seq`
  * orders them too. The question belongs to the reply's account and topic and has its time.
@@ -54,6 +53,7 @@ function insertQuestionAndReply(
   return tx.insert(chatMessages).values([{ ...question, accountId, topicId, role: 'user', status: 'complete', createdAt, updatedAt: createdAt }, reply])
 }
 
+/** Sending, editing, switching versions and regenerating (reading and deleting: message-list-routes.ts). */
 export function registerMessageRoutes(
   api: Api,
   runtime: ChatRuntime,

@@ -5,6 +5,7 @@ import { chatMessages } from '../../db/schema.js'
 import { ApiError } from '../../errors.js'
 import type { StreamEvent } from '../../events/bus.js'
 import { type Api, type AppContext, requireAuth, requirePermission } from '../../http/api.js'
+import { requestHeader } from '../../http/request-header.js'
 import { type EventStreams, lastEventId, type SseSink, sseResponse } from '../../http/sse.js'
 import { type ChatRuntime, streamKey } from '../../replies/runtime.js'
 import { type FinalStatus, terminalEvent } from '../../replies/wire.js'
@@ -110,7 +111,7 @@ export function registerStreamRoute(api: Api, streams: EventStreams, codes: read
     const local = runtime.generating(accountId, requestId)
     const replyId = local ?? (await findReplyByRequest(db, accountId, requestId))?.id
     if (!replyId) throw new ApiError(40400001, REQUEST_NOT_FOUND)
-    const afterId = lastEventId(c.req.header('last-event-id'))
+    const afterId = lastEventId(requestHeader(c, 'last-event-id'))
 
     return sseResponse({
       streams,
