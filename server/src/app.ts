@@ -13,14 +13,15 @@ import { ApiError, envelope, SYSTEM_ERROR_MESSAGE } from './errors.js'
 import type { EventBus } from './events/bus.js'
 import { createMemoryBus } from './events/memory-bus.js'
 import { registerAccountChannel } from './http/account-channel.js'
-import { compressAnswers } from './http/compress.js'
+import { compressStep } from './http/compress.js'
 import type { Api, App, AppEnv } from './http/api.js'
 import { drainBody } from './http/drain-body.js'
 import { buildOpenApi } from './http/openapi.js'
-import { checkPath } from './http/path-check.js'
-import { cors, noStore, securityHeaders } from './http/security.js'
+import { edge } from './http/edge.js'
+import { checkPathStep } from './http/path-check.js'
+import { corsStep, noStoreStep, securityStep } from './http/security.js'
 import { createEventStreams, type EventStreams } from './http/sse.js'
-import { requestBodyLimit } from './http/json-body.js'
+import { bodyLimitStep } from './http/json-body.js'
 import { type Health, registerHealthRoutes } from './http/health.js'
 import { staticSite } from './http/static-site.js'
 import { createMemoryQueue, type JobQueue } from './jobs/index.js'
@@ -137,23 +138,30 @@ export function composeApp(deps: AppDeps): ComposedApp {
   const ops = deps.ops ?? readOpsEnv()
   const metrics = createMetrics({ openStreams: () => streams.open.size, jobDepths: () => api.jobs.depths() })
   app.use(trackRequests({ metrics, trustProxy: config.trustProxy, ...(ops.accessLog ? { accessLog: ops.accessLog } : {}) }))
-  app.use(securityHeaders)
-  // JSON and other whole bodies from 1 KB, at once with node:zlib; site files (streams of a known
-  // length) from 256 bytes, so the small lazy chunks of the embed (the 0.9 KB markdown component) go out gzip too.
-  app.use(compressAnswers({ threshold: 1024, streamThreshold: 256 }))
-  app.use('/api/*', cors(config.corsOrigins), noStore)
-  app.use('/config/*', cors(config.corsOrigins))
-  // Path parameters are checked once for all routes, before any of them runs (its refusals still get
-  // the headers above: CORS, nosniff, no-store).
-  app.use(checkPath)
-  const jsonBodyLimit = requestBodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new ApiError(40000003, '请求体过大，最大 1 MB')
-    }
-  })
-  // Signed uploads carry files of up to 10 MB and cap their own size (storage/uploads.ts).
-  app.use('/api/*', (c, next) => (c.req.path.startsWith(UPLOAD_PUT_PREFIX) ? next() : jsonBodyLimit(c, next)))
+  // Compression, the headers every answer carries, then what every API call is checked for, as one
+  // layer (http/edge.ts). JSON and other whole bodies are compressed from 1 KB, at once with
+  // node:zlib; site files (streams of a known length) from 256 bytes, so the small lazy chunks of the
+  // embed (the 0.9 KB markdown component) go out gzip too. Path parameters are checked once for all
+  // routes, before any of them runs (its refusals still get the headers before it: nosniff, CORS,
+  // no-store). Signed uploads carry files of up to 10 MB and cap their own size (storage/uploads.ts).
+  app.use(
+    edge([
+      compressStep({ threshold: 1024, streamThreshold: 256 }),
+      securityStep,
+      corsStep('/api', config.corsOrigins),
+      noStoreStep('/api'),
+      corsStep('/config', config.corsOrigins),
+      checkPathStep,
+      bodyLimitStep({
+        under: '/api',
+        except: UPLOAD_PUT_PREFIX,
+        maxSize: MAX_BODY_BYTES,
+        onError: () => {
+          throw new ApiError(40000003, '请求体过大，最大 1 MB')
+        }
+      })
+    ])
+  )
   const health = registerHealthRoutes(app, {
     checks: {
       database: () => deps.db.execute(sql`select 1`),

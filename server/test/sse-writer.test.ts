@@ -44,7 +44,7 @@ describe('SSE writer on a Node server', () => {
 
   async function serve(setup: (sink: SseSink, onClose: (fn: () => void) => void) => Promise<void>) {
     const app = new Hono<AppEnv>()
-    // A middleware that adds its header after the handler returned, as securityHeaders and cors do.
+    // A middleware that adds its header after the handler returned, as the edge steps (http/edge.ts) do.
     app.use(async (c, next) => {
       await next()
       c.header('X-After', 'yes')

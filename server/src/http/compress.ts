@@ -1,8 +1,9 @@
 import { promisify } from 'node:util'
 import { deflate, deflateSync, gzip, gzipSync } from 'node:zlib'
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import { parseAccept } from 'hono/utils/accept'
 import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/utils/compress'
+import type { EdgeStep } from './edge.js'
 import { requestHeader } from './request-header.js'
 
 /**
@@ -16,7 +17,7 @@ import { requestHeader } from './request-header.js'
  * pool), and goes out as bytes with a Content-Length. A streamed body of a known length (the site's
  * files) is still compressed as a stream from `streamThreshold` bytes (the 0.9 KB lazy chunks of
  * the embed). A stream of unknown length (event streams above all) and an answer already encoded
- * are never touched. `Vary: Accept-Encoding` is set on every answer by securityHeaders
+ * are never touched. `Vary: Accept-Encoding` is set on every answer by securityStep
  * (http/security.ts) before the handler runs, and added here to a compressible answer made
  * without it.
  */
@@ -93,49 +94,60 @@ async function compressed(body: Plain, encoding: Encoding, syncLimit: number): P
   return encoding === 'gzip' ? gzipLater(bytes) : deflateLater(bytes)
 }
 
-export function compressAnswers(options: CompressOptions = {}): MiddlewareHandler {
+/** The whole bodies noted by notePlainBodies, by the Response made of them (one map: each Response is its request's own). */
+const plainBodies = new WeakMap<Response, Plain>()
+
+export function compressStep(options: CompressOptions = {}): EdgeStep {
   const threshold = options.threshold ?? 1024
   const streamThreshold = options.streamThreshold ?? 256
   const syncLimit = options.syncLimit ?? 16 * 1024
-  return async (c, next) => {
-    const encoding = c.req.method === 'HEAD' ? undefined : encodingFor(requestHeader(c, 'accept-encoding'))
-    const plain = encoding ? new WeakMap<Response, Plain>() : undefined
-    if (plain) notePlainBodies(c, plain)
-    await next()
-    const res = c.res
-    const headers = res.headers
-    const type = headers.get('Content-Type')
-    if (!type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return
-    const cacheControl = headers.get('Cache-Control')
-    if (cacheControl && NO_TRANSFORM.test(cacheControl)) return
-    if (res.status === 206 || headers.has('Content-Encoding') || headers.has('Transfer-Encoding')) return
-    const vary = headers.get('Vary')
-    if (vary !== '*' && !(vary && VARY_ACCEPT_ENCODING.test(vary))) c.header('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding')
-    if (!encoding || !plain) return
-    const whole = plain.get(c.res)
-    if (whole !== undefined) {
-      if (byteLength(whole) < threshold) return
-      const out = new Headers(c.res.headers)
-      out.set('Content-Encoding', encoding)
-      out.delete('Content-Length')
-      weakenEtag(out)
-      const status = c.res.status
-      const zipped = await compressed(whole, encoding, syncLimit)
-      // Replaced, not merged: these headers are already the answer's.
+  const encodingOf = (c: Context) => (c.req.method === 'HEAD' ? undefined : encodingFor(requestHeader(c, 'accept-encoding')))
+  return {
+    before(c) {
+      if (encodingOf(c)) notePlainBodies(c, plainBodies)
+      return undefined
+    },
+    after(c) {
+      const res = c.res
+      const headers = res.headers
+      const type = headers.get('Content-Type')
+      if (!type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return
+      const cacheControl = headers.get('Cache-Control')
+      if (cacheControl && NO_TRANSFORM.test(cacheControl)) return
+      if (res.status === 206 || headers.has('Content-Encoding') || headers.has('Transfer-Encoding')) return
+      const vary = headers.get('Vary')
+      if (vary !== '*' && !(vary && VARY_ACCEPT_ENCODING.test(vary))) c.header('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding')
+      const encoding = encodingOf(c)
+      if (!encoding) return
+      const whole = plainBodies.get(c.res)
+      if (whole !== undefined) {
+        if (byteLength(whole) < threshold) return
+        return replaceWith(c, whole, encoding, syncLimit)
+      }
+      // A stream: only one whose length is known (a file), never an event stream or one of unknown length.
+      const length = c.res.headers.get('Content-Length')
+      if (length === null || Number(length) < streamThreshold || !c.res.body) return
+      const streamed = new Response(c.res.body.pipeThrough(new CompressionStream(encoding)), c.res)
+      streamed.headers.delete('Content-Length')
+      streamed.headers.set('Content-Encoding', encoding)
+      weakenEtag(streamed.headers)
       c.res = undefined
-      c.res = new Response(zipped as Uint8Array<ArrayBuffer>, { status, headers: out })
+      c.res = streamed
       return
     }
-    // A stream: only one whose length is known (a file), never an event stream or one of unknown length.
-    const length = c.res.headers.get('Content-Length')
-    if (length === null || Number(length) < streamThreshold || !c.res.body) return
-    const streamed = new Response(c.res.body.pipeThrough(new CompressionStream(encoding)), c.res)
-    streamed.headers.delete('Content-Length')
-    streamed.headers.set('Content-Encoding', encoding)
-    weakenEtag(streamed.headers)
-    c.res = undefined
-    c.res = streamed
   }
+}
+
+async function replaceWith(c: Context, whole: Plain, encoding: Encoding, syncLimit: number): Promise<void> {
+  const out = new Headers(c.res.headers)
+  out.set('Content-Encoding', encoding)
+  out.delete('Content-Length')
+  weakenEtag(out)
+  const status = c.res.status
+  const zipped = await compressed(whole, encoding, syncLimit)
+  // Replaced, not merged: these headers are already the answer's.
+  c.res = undefined
+  c.res = new Response(zipped as Uint8Array<ArrayBuffer>, { status, headers: out })
 }
 
 function weakenEtag(headers: Headers): void {

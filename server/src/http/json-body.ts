@@ -1,5 +1,6 @@
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import type { EdgeStep } from './edge.js'
 import { incomingOf } from './request-header.js'
 
 /**
@@ -12,17 +13,27 @@ import { incomingOf } from './request-header.js'
  * app.request()), or for a chunked body (no length to check before reading), hono's own way.
  */
 
-/** Refuses a body over `maxSize` bytes (`onError` answers), reading no more of it than hono's bodyLimit would. */
-export function requestBodyLimit(options: { maxSize: number; onError: (c: Context) => Response | Promise<Response> }): MiddlewareHandler {
+/**
+ * Refuses a body over `maxSize` bytes (`onError` answers or throws), reading no more of it than
+ * hono's bodyLimit would; paths under `except` are left to their routes (signed uploads cap their own).
+ */
+export function bodyLimitStep(options: { under: string; except?: string; maxSize: number; onError: (c: Context) => Response | Promise<Response> }): EdgeStep {
   const fallback = bodyLimit(options)
-  // Not async: one promise less on every API request.
-  return (c, next) => {
-    const incoming = incomingOf(c)
-    if (!incoming || incoming.headers['transfer-encoding'] !== undefined) return fallback(c, next)
-    // HTTP/1.1: without Transfer-Encoding, Content-Length is the body's size (none: no body), and
-    // Node's parser delivers no more than it says.
-    if (Number(incoming.headers['content-length'] ?? 0) > options.maxSize) return Promise.resolve(options.onError(c))
-    return next()
+  const ignore = async () => {}
+  return {
+    under: options.under,
+    before(c) {
+      if (options.except !== undefined && c.req.path.startsWith(options.except)) return undefined
+      const incoming = incomingOf(c)
+      if (!incoming || incoming.headers['transfer-encoding'] !== undefined) {
+        // hono's way reads the whole body first; its answer, if any, is the refusal.
+        return (fallback(c, ignore) as Promise<Response | undefined>).then((answer) => answer ?? undefined)
+      }
+      // HTTP/1.1: without Transfer-Encoding, Content-Length is the body's size (none: no body), and
+      // Node's parser delivers no more than it says.
+      if (Number(incoming.headers['content-length'] ?? 0) > options.maxSize) return options.onError(c)
+      return undefined
+    }
   }
 }
 

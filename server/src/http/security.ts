@@ -1,4 +1,5 @@
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
+import type { EdgeStep } from './edge.js'
 import { requestHeader } from './request-header.js'
 
 /**
@@ -23,48 +24,61 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID, X-Lingxi-Re
  * (the session cookie, docs/decisions/0019-session-cookie.md): the answer names that one origin,
  * never `*`, and varies by Origin.
  */
-export function cors(origins: readonly string[]): MiddlewareHandler {
+export function corsStep(under: string, origins: readonly string[]): EdgeStep {
   const allowed = new Set(origins)
-  return async (c, next) => {
+  const allowedOrigin = (c: Context) => {
     const origin = requestHeader(c, 'origin')
-    const ok = origin !== undefined && allowed.has(origin)
-    if (c.req.method === 'OPTIONS' && requestHeader(c, 'access-control-request-method')) {
-      const headers = new Headers({ Vary: 'Origin' })
-      if (ok) {
-        headers.set('Access-Control-Allow-Origin', origin)
-        headers.set('Access-Control-Allow-Credentials', 'true')
-        headers.set('Access-Control-Allow-Methods', 'GET, POST, PUT, OPTIONS')
-        headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS)
-        headers.set('Access-Control-Max-Age', '600')
+    return origin !== undefined && allowed.has(origin) ? origin : undefined
+  }
+  return {
+    under,
+    before(c) {
+      const origin = allowedOrigin(c)
+      if (c.req.method === 'OPTIONS' && requestHeader(c, 'access-control-request-method')) {
+        const headers = new Headers({ Vary: 'Origin' })
+        if (origin) {
+          headers.set('Access-Control-Allow-Origin', origin)
+          headers.set('Access-Control-Allow-Credentials', 'true')
+          headers.set('Access-Control-Allow-Methods', 'GET, POST, PUT, OPTIONS')
+          headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS)
+          headers.set('Access-Control-Max-Age', '600')
+        }
+        return new Response(null, { status: 204, headers })
       }
-      return new Response(null, { status: 204, headers })
-    }
-    c.header('Vary', 'Origin', { append: true })
-    if (ok) {
-      c.header('Access-Control-Allow-Origin', origin)
-      c.header('Access-Control-Allow-Credentials', 'true')
-      c.header('Access-Control-Expose-Headers', 'X-Request-Id')
-    }
-    await next()
-    if (!hasOrigin(c.res.headers.get('vary'))) c.header('Vary', 'Origin', { append: true })
-    if (ok) {
-      ensure(c, 'Access-Control-Allow-Origin', origin)
-      ensure(c, 'Access-Control-Allow-Credentials', 'true')
-      ensure(c, 'Access-Control-Expose-Headers', 'X-Request-Id')
+      c.header('Vary', 'Origin', { append: true })
+      if (origin) {
+        c.header('Access-Control-Allow-Origin', origin)
+        c.header('Access-Control-Allow-Credentials', 'true')
+        c.header('Access-Control-Expose-Headers', 'X-Request-Id')
+      }
+      return undefined
+    },
+    after(c) {
+      if (!hasOrigin(c.res.headers.get('vary'))) c.header('Vary', 'Origin', { append: true })
+      const origin = allowedOrigin(c)
+      if (origin) {
+        ensure(c, 'Access-Control-Allow-Origin', origin)
+        ensure(c, 'Access-Control-Allow-Credentials', 'true')
+        ensure(c, 'Access-Control-Expose-Headers', 'X-Request-Id')
+      }
     }
   }
 }
 
 /** On every response (and `Vary: Accept-Encoding`). The HTML-only headers (CSP, framing) are set where HTML is served. */
-export const securityHeaders: MiddlewareHandler = async (c, next) => {
-  // compressAnswers (http/compress.ts, inside this middleware) adds `Vary: Accept-Encoding` to every
-  // compressible answer after the handler, which costs the copy described above; named here, it finds it there.
-  c.header('Vary', 'Accept-Encoding')
-  c.header('X-Content-Type-Options', 'nosniff')
-  c.header('Referrer-Policy', 'strict-origin-when-cross-origin')
-  await next()
-  ensure(c, 'X-Content-Type-Options', 'nosniff')
-  ensure(c, 'Referrer-Policy', 'strict-origin-when-cross-origin')
+export const securityStep: EdgeStep = {
+  before(c) {
+    // compressStep (http/compress.ts) adds `Vary: Accept-Encoding` to every compressible answer
+    // after the handler, which costs the copy described above; named here, it finds it there.
+    c.header('Vary', 'Accept-Encoding')
+    c.header('X-Content-Type-Options', 'nosniff')
+    c.header('Referrer-Policy', 'strict-origin-when-cross-origin')
+    return undefined
+  },
+  after(c) {
+    ensure(c, 'X-Content-Type-Options', 'nosniff')
+    ensure(c, 'Referrer-Policy', 'strict-origin-when-cross-origin')
+  }
 }
 
 export const SITE_CSP = [
@@ -86,9 +100,16 @@ export const htmlHeaders: Record<string, string> = {
 }
 
 /** API answers are per user and per moment: never cached. A handler may choose otherwise (SSE). */
-export const noStore: MiddlewareHandler = async (c, next) => {
-  // Replaced by a handler's own Cache-Control (c.header, or the headers of c.json and the like).
-  c.header('Cache-Control', 'no-store')
-  await next()
-  if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store')
+export function noStoreStep(under: string): EdgeStep {
+  return {
+    under,
+    before(c) {
+      // Replaced by a handler's own Cache-Control (c.header, or the headers of c.json and the like).
+      c.header('Cache-Control', 'no-store')
+      return undefined
+    },
+    after(c) {
+      if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store')
+    }
+  }
 }
