@@ -7,6 +7,7 @@
 //   node bench/cpu-request.mjs --before /tmp/base/server/dist/main.js [--after server/dist/main.js]
 //     [--endpoints user/info,ai-chat/topic/list] [--requests 2000] [--rounds 5] [--later-start] [--progress]
 //     [--accept-encoding "gzip, deflate, br"]   (as a browser asks: answers above 1 KB come compressed)
+//     [--floor]   (also bench/bare.mjs's POST /floor: the least user/info could cost, see there)
 import { rmSync } from 'node:fs'
 import http from 'node:http'
 import { loadavg, tmpdir } from 'node:os'
@@ -58,6 +59,7 @@ for (const [name, main] of Object.entries(builds)) {
 const barePort = await freePort()
 const bare = await startProcess('bare', [join(root, 'bench/bare.mjs')], { env: { ...process.env, PORT: String(barePort) }, ready: /bare listening/ })
 
+const floorTokens = ['a', 'b', 'c', 'd'].map((t) => t.repeat(43))
 const runs = {}
 async function measure(name, pid, url, tokens) {
   const before = cpuMicros(pid)
@@ -71,6 +73,7 @@ for (let round = 0; round <= ROUNDS; round++) {
   for (const endpoint of ENDPOINTS)
     for (const [name, s] of Object.entries(servers)) await measure(`${name} ${endpoint}`, s.pid, `${s.url}/api/v1/${endpoint}`, s.tokens)
   await measure('bare Hono', bare.pid, `http://127.0.0.1:${barePort}/json`)
+  if (args.has('floor')) await measure('floor of user/info', bare.pid, `http://127.0.0.1:${barePort}/floor`, floorTokens)
   if (round === 0) for (const name of Object.keys(runs)) runs[name] = []
 }
 const bareUs = median(runs['bare Hono'])
