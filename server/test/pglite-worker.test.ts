@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from '../src/db/database.js'
 import { isUniqueViolation } from '../src/db/errors.js'
 import { scheduleMaintenance } from '../src/db/maintenance.js'
+import { type PgliteWorkerClient, startPgliteWorker } from '../src/db/pglite-worker.js'
 import { memoryLogger } from './helpers/harness.js'
 
 // PGlite in its worker thread (db/pglite-worker.ts), through drizzle as the server uses it.
@@ -135,5 +136,70 @@ describe('PGlite in a worker thread', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('the worker parses each query once (named statements)', () => {
+  // A worker of its own that keeps at most 3 parsed statements, so that the test sees them evicted.
+  let client: PgliteWorkerClient
+  beforeAll(async () => {
+    client = startPgliteWorker({ statementsMax: 3 })
+    await client.waitReady
+    await client.exec('create table s (id int primary key, name text, meta jsonb, at timestamptz)')
+  })
+  afterAll(async () => {
+    await client.close()
+  })
+
+  it('answers repeated, evicted and re-parsed queries with the same rows, parameters of every kind included', async () => {
+    const insert = 'insert into s (id, name, meta, at) values ($1, $2, $3, $4)'
+    await client.query(insert, [1, 'one', JSON.stringify({ a: 1 }), '2026-11-29T10:00:00Z'])
+    await client.query(insert, [2, null, null, null])
+    // Five texts through a cache of three: each is parsed again after its eviction.
+    for (let round = 0; round < 3; round++) {
+      for (let k = 0; k < 5; k++) {
+        const { rows } = await client.query<{ id: number; n: number }>(`select id, ${k} as n from s where id = $1`, [1 + (k % 2)])
+        expect(rows).toEqual([{ id: 1 + (k % 2), n: k }])
+      }
+    }
+    const { rows } = await client.query<unknown[]>('select id, name, meta, at from s order by id', [], { rowMode: 'array' })
+    // Timestamps stay text (drizzle maps them), JSON is parsed, nulls stay null.
+    expect(rows).toEqual([
+      [1, 'one', { a: 1 }, expect.stringMatching(/^2026-11-29 10:00:00/)],
+      [2, null, null, null]
+    ])
+    const updated = await client.query('update s set name = $1 where id > $2', ['x', 0])
+    expect(updated.affectedRows).toBe(2)
+  })
+
+  it('after a table changes shape, a query parsed before answers with the new shape', async () => {
+    const read = 'select * from s where id = $1'
+    expect(Object.keys((await client.query<Record<string, unknown>>(read, [1])).rows[0] ?? {})).toEqual(['id', 'name', 'meta', 'at'])
+    // Through exec (as migrations run), and through a query inside a transaction.
+    await client.exec('alter table s add column extra int not null default 7')
+    expect((await client.query<Record<string, unknown>>(read, [1])).rows[0]?.extra).toBe(7)
+    await client.transaction(async (tx) => {
+      await tx.query('alter table s add column more text')
+    })
+    expect(Object.keys((await client.query<Record<string, unknown>>(read, [1])).rows[0] ?? {})).toEqual(['id', 'name', 'meta', 'at', 'extra', 'more'])
+  })
+
+  it('refuses bad SQL and broken constraints as PGlite does, and a failed statement fails its transaction only', async () => {
+    const syntax = await client.query('selec 1').catch((e: unknown) => e)
+    expect((syntax as { code?: string }).code).toBe('42601')
+    const duplicate = await client.query('insert into s (id) values ($1)', [1]).catch((e: unknown) => e)
+    expect(isUniqueViolation(duplicate)).toBe(true)
+    const aborted = await client
+      .transaction(async (tx) => {
+        await tx.query('insert into s (id) values ($1)', [50])
+        await tx.query('insert into s (id) values ($1)', [1]).catch(() => {})
+        // The transaction is aborted now: its next statement is refused, as Postgres does.
+        await tx.query('select 1')
+      })
+      .catch((e: unknown) => e)
+    expect((aborted as { code?: string }).code).toBe('25P02')
+    expect((await client.query<{ n: number }>('select count(*)::int as n from s where id = 50')).rows[0]?.n).toBe(0)
+    // And the worker goes on.
+    expect((await client.query<{ n: number }>('select count(*)::int as n from s')).rows[0]?.n).toBe(2)
   })
 })

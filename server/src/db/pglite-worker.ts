@@ -10,8 +10,9 @@ import { Worker } from 'node:worker_threads'
  * `exec`, `transaction`), plus `dumpDataDir` and `close`; the database runs in its own thread and
  * only messages cross (structured clones of SQL, parameters and rows).
  *
- * Semantics are PGlite's own: the worker calls the same methods, so queries are serialised and a
- * query outside a transaction waits for an open one. Drizzle's parsers (identity for dates and
+ * Semantics are PGlite's own: queries run under PGlite's own locks, so they are serialised and a
+ * query outside a transaction waits for an open one; each SQL text is parsed once, as a named
+ * statement (below). Drizzle's parsers (identity for dates and
  * intervals, so its own mapping runs) are functions and cannot cross: the worker's PGlite has the
  * same set as its own, for every query (drizzle passes them on every query anyway).
  */
@@ -67,7 +68,7 @@ const plainError = (error) => {
   return out
 }
 ;(async () => {
-  const { PGlite } = await import(workerData.pgliteUrl)
+  const { PGlite, protocol, parse: pgResults } = await import(workerData.pgliteUrl)
   // Set once, not per query: PGlite merges per-query parsers into a copy of all its parsers
   // (hundreds, with every array type) on each query, which cost more than the query itself.
   const options = { parsers }
@@ -86,6 +87,74 @@ const plainError = (error) => {
   }
   const txs = new Map()
   const result = (r) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows })
+
+  // Queries as named statements, parsed once per SQL text: PGlite's query() parses and plans every
+  // query anew, in six calls into the WASM module (parse, describe, bind, describe, execute, sync).
+  // Here a query the worker has seen is one call (bind, describe, execute, sync), its parameters
+  // serialised and its rows parsed by PGlite's own functions, under PGlite's own locks: 2-3x less
+  // time per query (docs/decisions/0017-pglite-worker-and-session-cache.md).
+  const serialize = protocol.serialize
+  const statements = new Map()
+  let statementCount = 0
+  const concat = (parts) => {
+    const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
+    let at = 0
+    for (const part of parts) {
+      out.set(part, at)
+      at += part.length
+    }
+    return out
+  }
+  const TAIL = [serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]
+  async function statementFor(sql) {
+    const known = statements.get(sql)
+    if (known) {
+      // The one used longest ago goes first when the cache is full.
+      statements.delete(sql)
+      statements.set(sql, known)
+      return known
+    }
+    const name = 'lingxi_s' + ++statementCount
+    const parts = [serialize.parse({ name, text: sql, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]
+    if (statements.size >= workerData.statementsMax) {
+      const [oldest, old] = statements.entries().next().value
+      statements.delete(oldest)
+      parts.unshift(serialize.close({ type: 'S', name: old.name }))
+    }
+    const { messages } = await db.execProtocol(concat(parts), { syncToFs: false })
+    const statement = { name, types: pgResults.parseDescribeStatementResults(messages) }
+    statements.set(sql, statement)
+    return statement
+  }
+  async function runQuery(inTx, sql, params, rowMode) {
+    const run = async () => {
+      let statement = await statementFor(sql)
+      const values = params.map((value, i) => {
+        if (value === null || value === undefined) return null
+        const serializer = db.serializers[statement.types[i]]
+        return serializer ? serializer(value) : value.toString()
+      })
+      let response
+      try {
+        response = await db.execProtocol(concat([serialize.bind({ statement: statement.name, values }), ...TAIL]), { syncToFs: !inTx })
+      } catch (error) {
+        // A table the statement reads changed shape since it was parsed (a migration): parse it again, once.
+        if (!(error && error.code === '0A000' && /cached plan/.test(error.message))) throw error
+        statements.delete(sql)
+        statement = await statementFor(sql)
+        response = await db.execProtocol(concat([serialize.bind({ statement: statement.name, values }), ...TAIL]), { syncToFs: !inTx })
+      }
+      return pgResults.parseResults(response.messages, db.parsers, rowMode ? { rowMode } : undefined)[0]
+    }
+    // As PGlite's query(): outside a transaction it waits for an open one; inside, for the query before it.
+    return inTx ? db._runExclusiveQuery(run) : db._runExclusiveTransaction(() => db._runExclusiveQuery(run))
+  }
+  // DDL through exec (migrations) may change what a parsed statement returns: start again after it.
+  async function forgetStatements(target) {
+    if (statements.size === 0) return
+    statements.clear()
+    await target.exec('DEALLOCATE ALL')
+  }
   parentPort.postMessage({ id: 0, ok: true })
   const inflight = new Set()
   parentPort.on('message', (m) => {
@@ -101,10 +170,11 @@ const plainError = (error) => {
       if ((m.op === 'query' || m.op === 'exec') && !target) throw new Error('Transaction is closed')
       switch (m.op) {
         case 'query':
-          value = result(await target.query(m.sql, m.params, m.rowMode ? { rowMode: m.rowMode } : undefined))
+          value = result(await runQuery(Boolean(m.tx), m.sql, m.params || [], m.rowMode))
           break
         case 'exec':
           value = (await target.exec(m.sql)).map(result)
+          await forgetStatements(target)
           break
         case 'begin': {
           let started
@@ -165,7 +235,10 @@ function revive(error: { message: string; props: Record<string, unknown> }): Err
   return e
 }
 
-export function startPgliteWorker(options: { dataDir?: string; loadDataDir?: Blob; startParams?: string[] }): PgliteWorkerClient {
+/** Parsed statements the worker keeps (one per SQL text; Lingxi's queries are a few hundred). */
+const STATEMENTS_MAX = 1000
+
+export function startPgliteWorker(options: { dataDir?: string; loadDataDir?: Blob; startParams?: string[]; statementsMax?: number }): PgliteWorkerClient {
   const pgliteUrl = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   let next = 1
@@ -178,7 +251,13 @@ export function startPgliteWorker(options: { dataDir?: string; loadDataDir?: Blo
     const loadDataDir = options.loadDataDir ? { bytes: await options.loadDataDir.arrayBuffer(), type: options.loadDataDir.type } : undefined
     worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { pgliteUrl, dataDir: options.dataDir, loadDataDir, startParams: options.startParams },
+      workerData: {
+        pgliteUrl,
+        dataDir: options.dataDir,
+        loadDataDir,
+        startParams: options.startParams,
+        statementsMax: options.statementsMax ?? STATEMENTS_MAX
+      },
       // The dump moves to the worker rather than being copied (it can be tens of MB).
       transferList: loadDataDir ? [loadDataDir.bytes] : [],
       // A worker's default stdout goes through the main thread; PGlite prints nothing we need.
