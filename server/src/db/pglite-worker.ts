@@ -128,21 +128,23 @@ const plainError = (error) => {
   }
   async function runQuery(inTx, sql, params, rowMode) {
     const run = async () => {
-      let statement = await statementFor(sql)
-      const values = params.map((value, i) => {
-        if (value === null || value === undefined) return null
-        const serializer = db.serializers[statement.types[i]]
-        return serializer ? serializer(value) : value.toString()
-      })
+      // Parameters serialised for the types of the statement they are bound to.
+      const execute = (statement) => {
+        const values = params.map((value, i) => {
+          if (value === null || value === undefined) return null
+          const serializer = db.serializers[statement.types[i]]
+          return serializer ? serializer(value) : value.toString()
+        })
+        return db.execProtocol(concat([serialize.bind({ statement: statement.name, values }), ...TAIL]), { syncToFs: !inTx })
+      }
       let response
       try {
-        response = await db.execProtocol(concat([serialize.bind({ statement: statement.name, values }), ...TAIL]), { syncToFs: !inTx })
+        response = await execute(await statementFor(sql))
       } catch (error) {
         // A table the statement reads changed shape since it was parsed (a migration): parse it again, once.
         if (!(error && error.code === '0A000' && /cached plan/.test(error.message))) throw error
         statements.delete(sql)
-        statement = await statementFor(sql)
-        response = await db.execProtocol(concat([serialize.bind({ statement: statement.name, values }), ...TAIL]), { syncToFs: !inTx })
+        response = await execute(await statementFor(sql))
       }
       return pgResults.parseResults(response.messages, db.parsers, rowMode ? { rowMode } : undefined)[0]
     }
